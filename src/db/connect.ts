@@ -1,0 +1,98 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { ConfigError } from '../errors.js';
+import type { Database } from './tables.js';
+
+/** One open database, PostgreSQL server or embedded PGlite, behind the same Kysely interface. */
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly kind: 'postgres' | 'pglite';
+  /** The URL with any password replaced, safe for logs and summaries. */
+  readonly displayUrl: string;
+  /**
+   * Runs a multi-statement SQL script without parameters (migrations); kysely's `sql` cannot.
+   * When it fails, a transaction the script opened is rolled back on the same connection.
+   */
+  exec(script: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const defaultDbUrl = 'pglite:./.efa-sync/db';
+
+/** `--db`, else `$DATABASE_URL`, else the embedded default. */
+export function dbUrlFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return option ?? env['DATABASE_URL'] ?? defaultDbUrl;
+}
+
+export function redactUrl(url: string): string {
+  if (!/^postgres(ql)?:/.test(url)) return url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of [...u.searchParams.keys()]) if (/pass|secret|key|token/i.test(key)) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable url)';
+  }
+}
+
+async function openPglite(location: string): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { postgis } = await import('@electric-sql/pglite-postgis');
+  const memory = location === 'memory' || location === 'memory:' || location === '';
+  const dataDir = memory ? undefined : resolve(location);
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { postgis } });
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    kysely,
+    kind: 'pglite',
+    displayUrl: memory ? 'pglite:memory' : `pglite:${dataDir}`,
+    exec: async (script) => {
+      try {
+        await pglite.exec(script);
+      } catch (e) {
+        if (pglite.isInTransaction?.()) await pglite.exec('ROLLBACK');
+        throw e;
+      }
+    },
+    close: async () => {
+      await kysely.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+function openPostgres(url: string): Db {
+  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: 'efa-sync' });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    kind: 'postgres',
+    displayUrl: redactUrl(url),
+    // Without parameters pg uses the simple query protocol, which accepts several statements.
+    exec: async (script) => {
+      const client = await pool.connect();
+      try {
+        await client.query(script);
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => kysely.destroy(),
+  };
+}
+
+/** Opens `postgres://…` / `postgresql://…` or `pglite:<dir>` (`pglite:memory` for a throwaway one). */
+export async function openDb(url: string): Promise<Db> {
+  if (url.startsWith('pglite:')) return openPglite(url.slice('pglite:'.length));
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+  throw new ConfigError(`--db: unsupported database URL "${redactUrl(url)}": use postgres://… or pglite:<dir>`, 'db');
+}

@@ -1,0 +1,150 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Kysely's view of the tables in sql/. The SQL files are the source of truth; this only types
+ * the queries the code builds. Geometry columns are read through ST_* functions, never raw.
+ */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Geometry = ColumnType<string, string, string>;
+type Json = ColumnType<unknown, string, string>;
+
+export interface RunsTable {
+  run_id: Generated<string>;
+  job_name: string;
+  job_hash: string;
+  status: 'running' | 'succeeded' | 'partial' | 'failed';
+  started_at: Generated<Date>;
+  finished_at: Timestamp | null;
+  heartbeat_at: Timestamp | null;
+  requests: Generated<number>;
+  stats: Generated<Json>;
+  error: string | null;
+  options: Generated<Json>;
+  messages: Generated<Json>;
+  resumed_from: string | null;
+}
+
+export interface RunTilesTable {
+  run_tile_id: Generated<string>;
+  run_id: string;
+  operation: string;
+  tile_id: string;
+  parent_id: string | null;
+  depth: number;
+  bbox: Geometry | null;
+  status: 'done' | 'split' | 'capped' | 'failed';
+  attempts: number;
+  hits: number;
+  split: boolean;
+  duration_ms: number;
+  fetched_at: Generated<Date>;
+  error: string | null;
+}
+
+interface Tracked {
+  content_hash: string;
+  first_run: string;
+  changed_run: string;
+  seen_run: string;
+}
+
+export interface PinsTable extends Tracked {
+  pin_key: string;
+  type: string;
+  id: string | null;
+  name: string;
+  mot_types: number[];
+  geom: Geometry;
+  attrs: Json;
+  deleted_at: Timestamp | null;
+}
+
+export interface LinesTable extends Tracked {
+  line_key: string;
+  line_id: string | null;
+  name: string;
+  number: string;
+  mot: number | null;
+  direction: string;
+  attrs: Json;
+  deleted_at: Timestamp | null;
+}
+
+export interface StopLinesTable {
+  stop_id: string;
+  line_key: string;
+  first_run: string;
+  seen_run: string;
+  deleted_at: Timestamp | null;
+}
+
+export interface NoticesTable extends Tracked {
+  notice_id: string;
+  type: string;
+  title: string;
+  text: string;
+  valid_from: ColumnType<string | null, string | null, string | null>;
+  valid_to: ColumnType<string | null, string | null, string | null>;
+  severity: string | null;
+  lines: string[];
+  attrs: Json;
+  ended_at: Timestamp | null;
+}
+
+export interface SharingProvidersTable extends Tracked {
+  provider_id: string;
+  name: string;
+  vehicle_type: string | null;
+  attrs: Json;
+  deleted_at: Timestamp | null;
+}
+
+export interface OperatingAreasTable extends Tracked {
+  area_key: string;
+  provider_id: string;
+  area_id: string;
+  name: string | null;
+  geom: Geometry | null;
+  attrs: Json;
+  deleted_at: Timestamp | null;
+}
+
+export interface ChangesTable {
+  change_id: Generated<string>;
+  run_id: string;
+  relation: string;
+  key: string;
+  op: 'insert' | 'update' | 'delete';
+  detail: string | null;
+  at: Generated<Date>;
+}
+
+export interface RejectsTable {
+  reject_id: Generated<string>;
+  run_id: string | null;
+  operation: string;
+  reason: string;
+  raw: Json;
+  at: Generated<Date>;
+}
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: Generated<Date>;
+}
+
+export interface Database {
+  'efa.runs': RunsTable;
+  'efa.run_tiles': RunTilesTable;
+  'efa.pins': PinsTable;
+  'efa.lines': LinesTable;
+  'efa.stop_lines': StopLinesTable;
+  'efa.notices': NoticesTable;
+  'efa.sharing_providers': SharingProvidersTable;
+  'efa.operating_areas': OperatingAreasTable;
+  'efa.changes': ChangesTable;
+  'efa.rejects': RejectsTable;
+  'efa.schema_migrations': SchemaMigrationsTable;
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+/**
+ * The job file schema (contract section 3). Every object is strict: an unknown key is an error,
+ * because a misspelt option that is silently ignored is worse than a failed start.
+ */
+
+const longitude = z.number().min(-180, 'longitude must be >= -180').max(180, 'longitude must be <= 180');
+const latitude = z.number().min(-90, 'latitude must be >= -90').max(90, 'latitude must be <= 90');
+
+export const bboxSchema = z
+  .tuple([longitude, latitude, longitude, latitude])
+  .superRefine(([minLon, minLat, maxLon, maxLat], ctx) => {
+    if (minLon >= maxLon) ctx.addIssue({ code: 'custom', path: [0], message: `minLon ${minLon} must be < maxLon ${maxLon}` });
+    if (minLat >= maxLat) ctx.addIssue({ code: 'custom', path: [1], message: `minLat ${minLat} must be < maxLat ${maxLat}` });
+  });
+
+const position = z.tuple([longitude, latitude]).rest(z.number());
+const linearRing = z.array(position).min(4, 'a linear ring needs at least 4 positions');
+export const polygonSchema = z.strictObject({ type: z.literal('Polygon'), coordinates: z.array(linearRing).min(1) });
+export const multiPolygonSchema = z.strictObject({
+  type: z.literal('MultiPolygon'),
+  coordinates: z.array(z.array(linearRing).min(1)).min(1),
+});
+export const regionGeometrySchema = z.discriminatedUnion('type', [polygonSchema, multiPolygonSchema]);
+
+export const regionSchema = z.union([
+  z.strictObject({ bbox: bboxSchema }),
+  // A string is a path to a GeoJSON file, relative to the job file; loadJob resolves it.
+  z.strictObject({ geojson: z.union([regionGeometrySchema, z.string().min(1)]) }),
+]);
+
+export const rateLimitSchema = z.strictObject({
+  requestsPerSecond: z.number().positive('requestsPerSecond must be > 0').max(1000),
+  concurrency: z.number().int().positive('concurrency must be >= 1').max(256).default(4),
+  retries: z.number().int().min(0).max(20).default(4),
+  timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+});
+
+/** Object types of efa-api.md (CoordInfo `type_<i>`). */
+export const objectTypes = [
+  'ANY', 'BUS_POINT', 'ENTRANCE', 'GIS_AREA', 'GIS_POINT', 'INFRASTRUCTURE', 'LINE', 'POI_AREA', 'POI_POINT', 'STOP', 'STREET',
+] as const;
+export const objectTypeSchema = z.enum(objectTypes);
+
+const motList = z.array(z.number().int().min(0).max(99)).min(1);
+
+export const coordSweepSchema = z.strictObject({
+  types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type'),
+  maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
+  /** A capped tile smaller than this (degrees, both axes) is not split again but recorded as capped. */
+  minTileSizeDeg: z.number().positive().max(10).default(0.002),
+  inclMOT: motList.optional(),
+  exclMOT: motList.optional(),
+  /** Parking objects (parkingSearchMethod=BB over each tile); omitted means no parking sweep. */
+  parking: z
+    .strictObject({
+      objectTypes: z.number().int().min(-1).max(63).default(-1),
+      info: z.boolean().default(true),
+      realtime: z.boolean().default(false),
+    })
+    .refine((p) => !p.realtime || p.info, { message: 'parking.realtime requires parking.info (parkObjInfoRealtime needs parkObjInfo)', path: ['realtime'] })
+    .optional(),
+});
+
+export const opAreaSweepSchema = z.strictObject({
+  mode: z.enum(['ALL', 'RADIAL']),
+  geometry: z.boolean().default(true),
+  /** RADIAL only: the search radius around each tile centre; default: the tile's half diagonal. */
+  radiusM: z.number().int().positive().optional(),
+  vehicleKinds: z.array(z.enum(['BIKE', 'CAR', 'MOTORCYCLE'])).min(1).optional(),
+});
+
+export const servingLinesSweepSchema = z.strictObject({
+  forStops: z.boolean().default(false),
+  lineNames: z.array(z.string().min(1)).default([]),
+  lineReqType: z.number().int().min(0).max(30).default(0),
+});
+
+const addInfoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD (efa-sync converts it to the API\'s DD-MM-YYYY)');
+export const addInfoSweepSchema = z.strictObject({
+  publicationStatus: z.enum(['current', 'history']).default('current'),
+  infoTypes: z
+    .array(z.enum(['stopInfo', 'stopBlocking', 'lineInfo', 'lineBlocking', 'routeInfo', 'routeBlocking', 'generalInfo', 'bannerInfo']))
+    .min(1)
+    .optional(),
+  motTypes: z.array(z.number().int().min(0)).min(1).optional(),
+  omc: z.array(z.string().min(1)).min(1).optional(),
+  lineNumberInterval: z.tuple([z.number().int().min(1).max(999), z.number().int().min(1).max(999)]).optional(),
+  providerCodes: z.array(z.string().min(1)).min(1).optional(),
+  sourceSystems: z.array(z.string().min(1)).min(1).optional(),
+  validIntervalStart: addInfoDate.optional(),
+  validIntervalEnd: addInfoDate.optional(),
+  hideBannerInfo: z.boolean().default(false),
+});
+
+export const sweepsSchema = z.strictObject({
+  coord: coordSweepSchema.optional(),
+  opArea: opAreaSweepSchema.optional(),
+  servingLines: servingLinesSweepSchema.optional(),
+  addInfo: addInfoSweepSchema.optional(),
+  /** Stop names to resolve with StopFinder; the best match of each is stored as a pin. */
+  stopFinder: z.strictObject({ names: z.array(z.string().min(1)).min(1) }).optional(),
+});
+
+export const jobSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'name: letters, digits, _ . - (at most 63)'),
+  description: z.string().optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }),
+  region: regionSchema,
+  rateLimit: rateLimitSchema,
+  sweeps: sweepsSchema,
+});
+
+/** What a job file may say (defaults not yet applied). */
+export type JobInput = z.input<typeof jobSchema>;
+/** A validated job with defaults applied. */
+export type Job = z.output<typeof jobSchema>;
+export type BBox = z.output<typeof bboxSchema>;
+export type RegionGeometry = z.output<typeof regionGeometrySchema>;
