@@ -1,0 +1,24 @@
+export type { HttpGet, HttpReply, RequestScheduler, RetryHint, SchedulerEvent, Transport } from './types.js';
+export {
+  AttemptTimeout,
+  describeError,
+  HttpConnectionError,
+  HttpRequestError,
+  HttpTimeoutError,
+  isRetryHint,
+  RetriesExhaustedError,
+  retryHintOf,
+} from './errors.js';
+export { createFetchTransport, type FetchTransportOptions } from './fetch-transport.js';
+export { TokenBucket, InvalidRateError } from './token-bucket.js';
+export { AdaptiveRate, type AdaptiveRateOptions, type RateChange } from './adaptive-rate.js';
+export {
+  createRequestScheduler,
+  InvalidSchedulerOptionError,
+  type MeteredRequestScheduler,
+  type RequestSchedulerOptions,
+  type SchedulerStats,
+} from './scheduler.js';
+export { systemClock, sleep, type Clock } from './clock.js';
+export { redactUrl } from './redact.js';
+export { parseRetryAfter } from './retry-after.js';

@@ -1,0 +1,266 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import { AdaptiveRate, type RateChange } from './adaptive-rate.js';
+import { sleep, systemClock, type Clock } from './clock.js';
+import {
+  AttemptTimeout,
+  describeError,
+  HttpTimeoutError,
+  isRetryHint,
+  RetriesExhaustedError,
+  retryHintOf,
+} from './errors.js';
+import { TokenBucket } from './token-bucket.js';
+import type { RequestScheduler, SchedulerEvent } from './types.js';
+
+export interface RequestSchedulerOptions {
+  /** Hard ceiling over all operations together. */
+  readonly requestsPerSecond: number;
+  /** Requests in flight at most. */
+  readonly concurrency: number;
+  /** Tries after the first one. Default 4 (five attempts in all). */
+  readonly retries?: number;
+  /** Per attempt. Default 30 000. */
+  readonly timeoutMs?: number;
+  /** Backoff base: attempt n waits up to `baseDelayMs * 2^(n-1)`. Default 500. */
+  readonly baseDelayMs?: number;
+  /** Backoff cap. Default 30 000. */
+  readonly maxDelayMs?: number;
+  /** Cap on a server's Retry-After, so one odd header cannot park a nightly run. Default 300 000. */
+  readonly maxRetryAfterMs?: number;
+  /** Rate multiplier on HTTP 429. Default 0.5. */
+  readonly backoffFactor?: number;
+  /** Lowest rate after backoff. Default 0.2. */
+  readonly minRequestsPerSecond?: number;
+  /** Successes before the rate is raised a step. Default 10. */
+  readonly recoverAfterSuccesses?: number;
+  /** Recovery step in requests per second. Default a tenth of `requestsPerSecond`. */
+  readonly recoverStep?: number;
+  /** Aborts every waiting and running attempt (shutdown). */
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: SchedulerEvent) => void;
+  readonly clock?: Clock;
+  /** Uniform in [0, 1); injectable so tests can pin the jitter. */
+  readonly random?: () => number;
+}
+
+/** Counters for the run record (`efa.runs.requests`, stats) and for logs. */
+export interface SchedulerStats {
+  readonly requestsSent: number;
+  readonly requestsByOperation: Readonly<Record<string, number>>;
+  readonly retries: number;
+  /** Calls that failed for good (after retries, or at once when not retryable). */
+  readonly failures: number;
+  readonly rateLimitedReplies: number;
+  /** The rate in force now (below the ceiling after backoff). */
+  readonly requestsPerSecond: number;
+}
+
+export interface MeteredRequestScheduler extends RequestScheduler {
+  readonly requestsPerSecond: number;
+  stats(): SchedulerStats;
+}
+
+export class InvalidSchedulerOptionError extends RangeError {
+  override readonly name = 'InvalidSchedulerOptionError';
+
+  constructor(
+    readonly option: string,
+    value: unknown,
+    expected: string,
+  ) {
+    super(`scheduler option ${option} must be ${expected}, got ${String(value)}`);
+  }
+}
+
+type Outcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: unknown; readonly sentAt: number };
+
+export function createRequestScheduler(options: RequestSchedulerOptions): MeteredRequestScheduler {
+  return new Scheduler(options);
+}
+
+class Scheduler implements MeteredRequestScheduler {
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #bucket: TokenBucket;
+  readonly #limit: LimitFunction;
+  readonly #rate: AdaptiveRate;
+  readonly #retries: number;
+  readonly #timeoutMs: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #maxRetryAfterMs: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onEvent: ((event: SchedulerEvent) => void) | undefined;
+
+  #requestsSent = 0;
+  readonly #byOperation = new Map<string, number>();
+  #retryCount = 0;
+  #failures = 0;
+  #rateLimitedReplies = 0;
+
+  constructor(options: RequestSchedulerOptions) {
+    requirePositive('requestsPerSecond', options.requestsPerSecond);
+    requireInteger('concurrency', options.concurrency, 1);
+    this.#retries = options.retries ?? 4;
+    requireInteger('retries', this.#retries, 0);
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    requirePositive('timeoutMs', this.#timeoutMs);
+    this.#baseDelayMs = options.baseDelayMs ?? 500;
+    this.#maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
+    requireNonNegative('baseDelayMs', this.#baseDelayMs);
+    requireNonNegative('maxDelayMs', this.#maxDelayMs);
+    requireNonNegative('maxRetryAfterMs', this.#maxRetryAfterMs);
+
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    this.#signal = options.signal;
+    this.#onEvent = options.onEvent;
+    this.#bucket = new TokenBucket(options.requestsPerSecond, { clock: this.#clock });
+    this.#limit = pLimit(options.concurrency);
+    this.#rate = new AdaptiveRate({
+      ceiling: options.requestsPerSecond,
+      backoffFactor: options.backoffFactor,
+      floor: options.minRequestsPerSecond,
+      recoverAfterSuccesses: options.recoverAfterSuccesses,
+      recoverStep: options.recoverStep,
+    });
+  }
+
+  get requestsSent(): number {
+    return this.#requestsSent;
+  }
+
+  get requestsPerSecond(): number {
+    return this.#bucket.requestsPerSecond;
+  }
+
+  stats(): SchedulerStats {
+    return {
+      requestsSent: this.#requestsSent,
+      requestsByOperation: Object.fromEntries(this.#byOperation),
+      retries: this.#retryCount,
+      failures: this.#failures,
+      rateLimitedReplies: this.#rateLimitedReplies,
+      requestsPerSecond: this.#bucket.requestsPerSecond,
+    };
+  }
+
+  async run<T>(operation: string, attempt: (signal: AbortSignal, attemptNo: number) => Promise<T>): Promise<T> {
+    for (let attemptNo = 1; ; attemptNo += 1) {
+      let outcome: Outcome<T>;
+      try {
+        // The slot is taken before the token, not after: a token granted to a caller that then queues
+        // for a slot would be spent later, and several such callers released together would burst
+        // past the rate ceiling. Holding a slot while the token comes keeps grant time = send time.
+        outcome = await this.#limit(() => this.#attemptOnce(operation, attemptNo, attempt));
+      } catch (shutdown) {
+        throw this.#fail(operation, attemptNo - 1, shutdown);
+      }
+      if (outcome.ok) return outcome.value;
+
+      const { error } = outcome;
+      if (this.#signal?.aborted) throw this.#fail(operation, attemptNo, this.#signal.reason);
+      const hint = retryHintOf(error);
+      if (hint.rateLimited) {
+        this.#rateLimitedReplies += 1;
+        this.#applyRate(this.#rate.rateLimited(outcome.sentAt, this.#clock.now()));
+      }
+      if (!hint.retryable) throw this.#fail(operation, attemptNo, error);
+      if (attemptNo > this.#retries) {
+        throw this.#fail(operation, attemptNo, new RetriesExhaustedError(operation, attemptNo, error));
+      }
+
+      const delayMs =
+        hint.retryAfterMs !== undefined ? Math.min(hint.retryAfterMs, this.#maxRetryAfterMs) : this.#backoff(attemptNo);
+      this.#retryCount += 1;
+      this.#emit({ kind: 'retry', operation, attempt: attemptNo, delayMs, reason: describeError(error) });
+      try {
+        await sleep(this.#clock, delayMs, this.#signal);
+      } catch (shutdown) {
+        throw this.#fail(operation, attemptNo, shutdown);
+      }
+    }
+  }
+
+  /** Full jitter: uniform over [0, cap), so clients that failed together do not retry together. */
+  #backoff(failedAttempt: number): number {
+    const cap = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (failedAttempt - 1));
+    return this.#random() * cap;
+  }
+
+  async #attemptOnce<T>(
+    operation: string,
+    attemptNo: number,
+    attempt: (signal: AbortSignal, attemptNo: number) => Promise<T>,
+  ): Promise<Outcome<T>> {
+    const runSignal = this.#signal;
+    await this.#bucket.acquire(runSignal);
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = this.#clock.setTimer(() => {
+      timedOut = true;
+      controller.abort(new AttemptTimeout(this.#timeoutMs));
+    }, this.#timeoutMs);
+    // Not AbortSignal.any: that ties every attempt signal to the long-lived run signal, which older
+    // Node releases did not free promptly. A listener removed in `finally` cannot leak.
+    const onRunAbort = (): void => controller.abort(runSignal?.reason);
+    runSignal?.addEventListener('abort', onRunAbort, { once: true });
+    if (runSignal?.aborted) controller.abort(runSignal.reason);
+
+    const sentAt = this.#clock.now();
+    this.#requestsSent += 1;
+    this.#byOperation.set(operation, (this.#byOperation.get(operation) ?? 0) + 1);
+    this.#emit({ kind: 'attempt', operation, attempt: attemptNo, at: sentAt });
+    try {
+      const value = await attempt(controller.signal, attemptNo);
+      const now = this.#clock.now();
+      this.#emit({ kind: 'success', operation, attempt: attemptNo, durationMs: now - sentAt });
+      this.#applyRate(this.#rate.succeeded(sentAt, now));
+      return { ok: true, value };
+    } catch (error) {
+      // An attempt function that just rethrows the abort reason (or a generic AbortError) timed out
+      // all the same; give it the one error type callers and the retry logic know.
+      const classified = timedOut && !isRetryHint(error) ? new HttpTimeoutError(operation, this.#timeoutMs) : error;
+      return { ok: false, error: classified, sentAt };
+    } finally {
+      this.#clock.clearTimer(timer);
+      runSignal?.removeEventListener('abort', onRunAbort);
+    }
+  }
+
+  #applyRate(change: RateChange | undefined): void {
+    if (change === undefined) return;
+    this.#bucket.setRate(change.requestsPerSecond);
+    this.#emit({ kind: 'rate', requestsPerSecond: change.requestsPerSecond, reason: change.reason });
+  }
+
+  #fail(operation: string, attempts: number, error: unknown): unknown {
+    this.#failures += 1;
+    this.#emit({ kind: 'failure', operation, attempts, reason: describeError(error) });
+    return error;
+  }
+
+  #emit(event: SchedulerEvent): void {
+    try {
+      this.#onEvent?.(event);
+    } catch {
+      // A broken progress bar or logger must not fail a request that the API answered.
+    }
+  }
+}
+
+function requirePositive(option: string, value: number): void {
+  if (!Number.isFinite(value) || value <= 0) throw new InvalidSchedulerOptionError(option, value, 'a finite number > 0');
+}
+
+function requireNonNegative(option: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) throw new InvalidSchedulerOptionError(option, value, 'a finite number >= 0');
+}
+
+function requireInteger(option: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) throw new InvalidSchedulerOptionError(option, value, `an integer >= ${min}`);
+}
