@@ -44,7 +44,11 @@ async function openPglite(location: string): Promise<Db> {
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const dataDir = memory ? undefined : resolve(location);
   if (dataDir) await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { postgis } });
+  const pglite = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    extensions: { postgis },
+    parsers: { [pgOid.int8]: (v: string) => v, [pgOid.date]: (v: string) => v },
+  });
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     kysely,
@@ -65,8 +69,19 @@ async function openPglite(location: string): Promise<Db> {
   };
 }
 
+/**
+ * Both drivers return the same JS types: bigint as string (run ids exceed 2^53 only in theory, but
+ * pg's default is a string and PGlite's a number) and date as 'YYYY-MM-DD' (a Date would shift by
+ * the local time zone).
+ */
+const pgOid = { int8: 20, date: 1082 } as const;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pgOid.date ? (v: string) => v : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
 function openPostgres(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: 'efa-sync' });
+  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: 'efa-sync', types: pgTypes });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -45,7 +45,6 @@ interface Tracked {
   content_hash: string;
   first_run: string;
   changed_run: string;
-  seen_run: string;
 }
 
 export interface PinsTable extends Tracked {
@@ -74,8 +73,13 @@ export interface StopLinesTable {
   stop_id: string;
   line_key: string;
   first_run: string;
-  seen_run: string;
   deleted_at: Timestamp | null;
+}
+
+export interface RunSeenTable {
+  run_id: string;
+  relation: string;
+  key: string;
 }
 
 export interface NoticesTable extends Tracked {
@@ -144,6 +148,7 @@ export interface Database {
   'efa.notices': NoticesTable;
   'efa.sharing_providers': SharingProvidersTable;
   'efa.operating_areas': OperatingAreasTable;
+  'efa.run_seen': RunSeenTable;
   'efa.changes': ChangesTable;
   'efa.rejects': RejectsTable;
   'efa.schema_migrations': SchemaMigrationsTable;

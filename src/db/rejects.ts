@@ -1,0 +1,42 @@
+import { sql, type Kysely } from 'kysely';
+import type { AreaRow } from '../normalize/providers.js';
+import { repairedAreaGeometry } from './relations.js';
+import type { Database } from './tables.js';
+
+export interface RejectInput {
+  readonly operation: string;
+  readonly reason: string;
+  readonly raw: unknown;
+}
+
+/** What could not be normalised is kept with its reason and the record as received. */
+export async function insertRejects(db: Kysely<Database>, runId: string, rejects: readonly RejectInput[]): Promise<number> {
+  if (rejects.length === 0) return 0;
+  await sql`
+    INSERT INTO efa.rejects (run_id, operation, reason, raw)
+    SELECT ${runId}::bigint, op, reason, raw::jsonb
+    FROM unnest(${rejects.map((r) => r.operation)}::text[], ${rejects.map((r) => r.reason)}::text[],
+                ${rejects.map((r) => JSON.stringify(r.raw ?? null))}::text[]) AS t(op, reason, raw)`.execute(db);
+  return rejects.length;
+}
+
+/**
+ * Splits areas into those whose geometry PostGIS can make valid and those it cannot (a ring that
+ * collapses to a line or a point): the latter go to efa.rejects instead of the table.
+ */
+export async function partitionRepairableAreas(
+  db: Kysely<Database>,
+  areas: readonly AreaRow[],
+): Promise<{ ok: AreaRow[]; rejected: { area: AreaRow; reason: string }[] }> {
+  const withGeom = areas.filter((a) => a.geojson !== null);
+  if (withGeom.length === 0) return { ok: [...areas], rejected: [] };
+  const result = await sql<{ i: number; empty: boolean; reason: string | null }>`
+    SELECT i, g IS NULL OR ST_IsEmpty(g) AS empty, reason FROM (
+      SELECT i, ${sql.raw(repairedAreaGeometry)} AS g, ST_IsValidReason(ST_GeomFromGeoJSON(geojson)) AS reason
+      FROM unnest(${withGeom.map((a) => a.geojson)}::text[]) WITH ORDINALITY AS t(geojson, i)
+    ) s`.execute(db);
+  const bad = new Map(result.rows.filter((r) => r.empty).map((r) => [Number(r.i) - 1, r.reason ?? 'empty after repair']));
+  const rejected = withGeom.flatMap((area, i) => (bad.has(i) ? [{ area, reason: `unrepairable polygon: ${bad.get(i)}` }] : []));
+  const rejectedKeys = new Set(rejected.map((r) => r.area.area_key));
+  return { ok: areas.filter((a) => !rejectedKeys.has(a.area_key)), rejected };
+}
