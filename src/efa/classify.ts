@@ -1,0 +1,47 @@
+import type { HttpReply } from '../http/types.js';
+import { EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, type ReplyContext } from './errors.js';
+import { excerpt } from './excerpt.js';
+import type { Operation } from './operations.js';
+import { headerValue, parseRetryAfter } from './retry-after.js';
+
+export interface ReplySource {
+  readonly operation: Operation;
+  readonly path: string;
+  readonly secrets: readonly string[];
+}
+
+export function replyContext(reply: HttpReply, source: ReplySource): ReplyContext {
+  return {
+    operation: source.operation,
+    path: source.path,
+    status: reply.status,
+    excerpt: excerpt(reply.body, source.secrets),
+  };
+}
+
+/** Proxies and maintenance pages answer with HTML, often with status 200. */
+function looksLikeHtml(body: string): boolean {
+  const head = body.slice(0, 2048).trimStart();
+  return head.startsWith('<') && /<(!doctype\s+html|html|head|body|title)[\s>]/i.test(head);
+}
+
+/**
+ * Turns a reply into the decoded JSON body, or throws the error that says what went wrong. The
+ * Content-Type header is only a tie-breaker: some EFA deployments label JSON as text/html.
+ */
+export function decodeReply(reply: HttpReply, source: ReplySource): unknown {
+  const ctx = replyContext(reply, source);
+  if (reply.status < 200 || reply.status > 299) {
+    throw new EfaHttpStatusError(ctx, parseRetryAfter(headerValue(reply.headers, 'retry-after')));
+  }
+  if (looksLikeHtml(reply.body)) throw new EfaHtmlPageError(ctx);
+  if (reply.body.trim() === '') throw new EfaNotJsonError(ctx, 'empty body');
+  try {
+    return JSON.parse(reply.body) as unknown;
+  } catch (error) {
+    if (/html/i.test(headerValue(reply.headers, 'content-type') ?? '')) throw new EfaHtmlPageError(ctx);
+    const message = error instanceof Error ? error.message : String(error);
+    const truncated = /end of (JSON )?input|unterminated/i.test(message);
+    throw new EfaNotJsonError(ctx, truncated ? 'truncated' : 'invalid JSON');
+  }
+}

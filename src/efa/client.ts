@@ -1,0 +1,130 @@
+import type { RequestScheduler, Transport } from '../http/types.js';
+import { decodeReply, replyContext, type ReplySource } from './classify.js';
+import type { Dialect, Parsed } from './dialect.js';
+import { jsonDialect } from './dialects/json.js';
+import { EfaShapeError, type ReplyContext } from './errors.js';
+import type { Operation, PathOverrides } from './operations.js';
+import type { Params } from './params.js';
+import { ShapeMismatch } from './parse/common.js';
+import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
+import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
+import {
+  buildCoordInfoBox,
+  buildCoordInfoCircle,
+  type CoordInfoBoxOptions,
+  type CoordInfoCircleOptions,
+} from './request/coord-info.js';
+import { buildOpArea, type OpAreaOptions } from './request/op-area.js';
+import {
+  buildServingLinesAtStop,
+  buildServingLinesByName,
+  type ServingLinesAtStopOptions,
+  type ServingLinesByNameOptions,
+} from './request/serving-lines.js';
+import { buildStopFinder, type StopFinderOptions } from './request/stop-finder.js';
+import { buildVehicleDetail, type VehicleDetailOptions } from './request/vehicle-detail.js';
+import { buildUrl, collectSecrets, parseBaseUrl, resolvePaths } from './url.js';
+
+export interface EfaClientOptions {
+  /** Where the operations live, e.g. `http://127.0.0.1:8080/efa` (a trailing slash is optional). */
+  readonly baseUrl: string | URL;
+  readonly transport: Transport;
+  readonly scheduler: RequestScheduler;
+  readonly dialect?: Dialect;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly paths?: PathOverrides;
+  /**
+   * Query parameters of `baseUrl` and headers whose values must never appear in errors. Names
+   * that look secret (`key`, `token`, `auth`, ...) are covered without being listed.
+   */
+  readonly secretNames?: readonly string[];
+  /** Also return the decoded body (for debugging and for fields no record maps). */
+  readonly keepRaw?: boolean;
+}
+
+export interface EfaResult<T> {
+  readonly records: T[];
+  /** Records of the answer that could not be normalised, for `efa.rejects`. */
+  readonly rejects: Reject[];
+  readonly messages: ServerMessage[];
+  readonly status: number;
+  /** Duration of the successful attempt. */
+  readonly durationMs: number;
+  /** Attempt number that succeeded (1 = no retry). */
+  readonly attempts: number;
+  readonly raw?: unknown;
+}
+
+export interface EfaClient {
+  readonly dialect: Dialect;
+  coordInfoCircle(options: CoordInfoCircleOptions): Promise<EfaResult<Pin>>;
+  coordInfoBox(options: CoordInfoBoxOptions): Promise<EfaResult<Pin>>;
+  /** The vehicle-detail answer is not specified; its `pins[]` are parsed and `raw` is always kept. */
+  vehicleDetail(options: VehicleDetailOptions): Promise<EfaResult<Pin>>;
+  stopFinder(options: StopFinderOptions): Promise<EfaResult<Location>>;
+  servingLinesAtStop(options: ServingLinesAtStopOptions): Promise<EfaResult<ServingLine>>;
+  servingLinesByName(options: ServingLinesByNameOptions): Promise<EfaResult<ServingLine>>;
+  addInfo(options?: AddInfoOptions): Promise<EfaResult<Notice>>;
+  opArea(options: OpAreaOptions): Promise<EfaResult<Provider>>;
+}
+
+function parseBody<K extends Operation>(
+  dialect: Dialect,
+  operation: K,
+  body: unknown,
+  context: () => ReplyContext,
+): Parsed<RecordsByOperation[K]> {
+  try {
+    return dialect.parse[operation](body);
+  } catch (error) {
+    if (error instanceof ShapeMismatch) throw new EfaShapeError(context(), error.path, error.problem);
+    throw error;
+  }
+}
+
+export function createEfaClient(options: EfaClientOptions): EfaClient {
+  const base = parseBaseUrl(options.baseUrl);
+  const paths = resolvePaths(options.paths);
+  const dialect = options.dialect ?? jsonDialect;
+  const headers = { ...options.headers };
+  const secrets = collectSecrets(base, headers, options.secretNames ?? []);
+
+  const url = (operation: Operation, params: Params): URL =>
+    buildUrl(base, paths[operation], [...dialect.extraParams(operation), ...params]);
+
+  async function call<K extends Operation>(
+    operation: K,
+    params: Params,
+    keepRaw = options.keepRaw === true,
+  ): Promise<EfaResult<RecordsByOperation[K]>> {
+    const target = url(operation, params);
+    const source: ReplySource = { operation, path: target.pathname, secrets };
+    // Decoding and parsing run inside the attempt so a cut body or an HTML page is retried too.
+    return options.scheduler.run(operation, async (signal, attemptNo) => {
+      const reply = await options.transport.send({ url: target, headers, operation, signal });
+      const body = decodeReply(reply, source);
+      const parsed = parseBody(dialect, operation, body, () => replyContext(reply, source));
+      return {
+        records: parsed.records,
+        rejects: parsed.rejects,
+        messages: dialect.messages(body),
+        status: reply.status,
+        durationMs: reply.durationMs,
+        attempts: attemptNo,
+        ...(keepRaw ? { raw: body } : {}),
+      };
+    });
+  }
+
+  return {
+    dialect,
+    coordInfoCircle: async (o) => call('coordInfo', buildCoordInfoCircle(o)),
+    coordInfoBox: async (o) => call('coordInfo', buildCoordInfoBox(o)),
+    vehicleDetail: async (o) => call('coordInfo', buildVehicleDetail(o), true),
+    stopFinder: async (o) => call('stopFinder', buildStopFinder(o)),
+    servingLinesAtStop: async (o) => call('servingLines', buildServingLinesAtStop(o)),
+    servingLinesByName: async (o) => call('servingLines', buildServingLinesByName(o)),
+    addInfo: async (o = {}) => call('addInfo', buildAddInfo(o)),
+    opArea: async (o) => call('opArea', buildOpArea(o)),
+  };
+}

@@ -1,0 +1,31 @@
+import type { Operation } from './operations.js';
+import type { Params } from './params.js';
+import type { Parsed } from './parse/common.js';
+import type { RecordsByOperation, ServerMessage } from './records.js';
+
+export type { Parsed } from './parse/common.js';
+export { ShapeMismatch, RecordProblem } from './parse/common.js';
+
+/** One parser per operation, each yielding that operation's normalised record kind. */
+export type DialectParsers = {
+  readonly [K in Operation]: (body: unknown) => Parsed<RecordsByOperation[K]>;
+};
+
+/**
+ * A response dialect of EFA (the documented `JSON` shapes, legacy EFA JSON, rapidJSON, ...). A
+ * profile owns everything that differs between deployments: the request parameters that select
+ * it, and the parsers. Every profile yields the same records, so callers never branch on it.
+ *
+ * Parsers receive the decoded JSON body. They throw `ShapeMismatch` when the answer as a whole is
+ * not what the profile expects, and report individual unusable records as rejects.
+ */
+export interface Dialect {
+  readonly name: string;
+  /** Parameters sent with every request of `operation`, e.g. `outputFormat=JSON`. */
+  extraParams(operation: Operation): Params;
+  readonly parse: DialectParsers;
+  /** Server notes (`message`, `systemMessages`) worth keeping in the run record. */
+  messages(body: unknown): ServerMessage[];
+  /** Whether a body looks like this dialect; for a later `auto` mode that probes a deployment. */
+  detect(body: unknown): boolean;
+}

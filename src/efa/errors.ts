@@ -1,0 +1,107 @@
+import type { RetryHint } from '../http/types.js';
+import type { Operation } from './operations.js';
+
+/**
+ * Base of every error the EFA client raises. Messages are built from the operation and the URL
+ * path only (never the query string) so API keys passed as parameters cannot leak into logs.
+ */
+export abstract class EfaError extends Error implements RetryHint {
+  abstract readonly retryable: boolean;
+  readonly operation: Operation | undefined;
+  readonly status: number | undefined;
+  /** At most 200 chars of the body, whitespace collapsed, secrets redacted. */
+  readonly excerpt: string;
+
+  protected constructor(
+    message: string,
+    fields: { operation?: Operation | undefined; status?: number | undefined; excerpt?: string },
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.operation = fields.operation;
+    this.status = fields.status;
+    this.excerpt = fields.excerpt ?? '';
+  }
+}
+
+export interface ReplyContext {
+  readonly operation: Operation;
+  /** URL path without query string. */
+  readonly path: string;
+  readonly status: number;
+  readonly excerpt: string;
+}
+
+function where(ctx: ReplyContext): string {
+  return `${ctx.operation} ${ctx.path}`;
+}
+
+function withExcerpt(text: string, ctx: ReplyContext): string {
+  return ctx.excerpt === '' ? text : `${text}: ${ctx.excerpt}`;
+}
+
+/** The server answered with a non-2xx status. */
+export class EfaHttpStatusError extends EfaError {
+  readonly retryable: boolean;
+  readonly rateLimited: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(ctx: ReplyContext, retryAfterMs?: number) {
+    super(withExcerpt(`${where(ctx)}: HTTP ${ctx.status}`, ctx), ctx);
+    this.rateLimited = ctx.status === 429;
+    this.retryable = ctx.status >= 500 || ctx.status === 429 || ctx.status === 408;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** The body is not JSON: empty, cut off mid-way, or another format. Cut bodies are usually transient. */
+export class EfaNotJsonError extends EfaError {
+  readonly retryable = true;
+
+  constructor(ctx: ReplyContext, reason: string) {
+    super(withExcerpt(`${where(ctx)}: body is not JSON (${reason})`, ctx), ctx);
+  }
+}
+
+/** An HTML page (proxy error, maintenance page, login wall), even when the status is 200. */
+export class EfaHtmlPageError extends EfaError {
+  readonly retryable = true;
+
+  constructor(ctx: ReplyContext) {
+    super(withExcerpt(`${where(ctx)}: HTML page instead of JSON (HTTP ${ctx.status})`, ctx), ctx);
+  }
+}
+
+/** JSON whose shape the dialect does not recognise. Retrying returns the same body, so it is final. */
+export class EfaShapeError extends EfaError {
+  readonly retryable = false;
+  /** Where in the body the first problem is, as zod reports it. */
+  readonly path: readonly PropertyKey[];
+
+  constructor(ctx: ReplyContext, path: readonly PropertyKey[], problem: string) {
+    super(withExcerpt(`${where(ctx)}: unexpected JSON at ${formatPath(path)} (${problem})`, ctx), ctx);
+    this.path = path;
+  }
+}
+
+/** A request option was invalid; nothing was sent. */
+export class EfaParameterError extends EfaError {
+  readonly retryable = false;
+  /** The offending option or query parameter, e.g. `coord.lat` or `parkObjInfoRealtime`. */
+  readonly parameter: string;
+
+  constructor(parameter: string, problem: string, operation?: Operation) {
+    super(`${operation === undefined ? '' : `${operation}: `}invalid ${parameter}: ${problem}`, { operation });
+    this.parameter = parameter;
+  }
+}
+
+/** Renders a zod issue path as `pins[3].coord.lat`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out === '' ? '(root)' : out;
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { formatPath } from '../errors.js';
+import type { Operation } from '../operations.js';
+import type { Reject } from '../records.js';
+
+/** What a dialect's parser returns: the records it could normalise and the ones it could not. */
+export interface Parsed<T> {
+  readonly records: T[];
+  readonly rejects: Reject[];
+}
+
+/**
+ * The answer as a whole has the wrong shape (no list where one must be). Thrown by parsers; the
+ * client turns it into an `EfaShapeError` carrying the operation, status and body excerpt.
+ */
+export class ShapeMismatch extends Error {
+  constructor(
+    readonly path: readonly PropertyKey[],
+    readonly problem: string,
+  ) {
+    super(`${formatPath(path)}: ${problem}`);
+    this.name = 'ShapeMismatch';
+  }
+}
+
+/** One record is unusable for a reason zod cannot express (e.g. a degenerate ring). */
+export class RecordProblem extends Error {
+  constructor(
+    readonly path: readonly PropertyKey[],
+    readonly problem: string,
+  ) {
+    super(`${formatPath(path)}: ${problem}`);
+    this.name = 'RecordProblem';
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The record list under `key`. A missing list is a shape error rather than "no hits": reading an
+ * error object as an empty tile would let a sweep mark everything there deleted.
+ */
+export function envelopeList(body: unknown, key: string): unknown[] {
+  if (!isObject(body)) throw new ShapeMismatch([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  const list = body[key];
+  if (!Array.isArray(list)) {
+    throw new ShapeMismatch([key], list === undefined ? 'missing' : `expected an array, got ${typeof list}`);
+  }
+  return list;
+}
+
+/** Every field of `raw` the dialect did not map, for the record's `attrs`. */
+export function restOf(raw: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
+  const attrs: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!known.includes(key)) attrs[key] = value;
+  }
+  return attrs;
+}
+
+function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => `${formatPath([...path, ...issue.path])}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Validates each raw record; one bad record becomes a reject instead of failing the whole answer,
+ * so a single broken stop does not cost the tile.
+ */
+export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
+  operation: Operation,
+  listKey: string,
+  items: readonly unknown[],
+  schema: S,
+  build: (wire: z.output<S>, raw: Record<string, unknown>) => T,
+): Parsed<T> {
+  const records: T[] = [];
+  const rejects: Reject[] = [];
+  items.forEach((raw, index) => {
+    const result = schema.safeParse(raw);
+    if (!result.success) {
+      rejects.push({ operation, reason: describe([listKey, index], result.error.issues), raw });
+      return;
+    }
+    try {
+      records.push(build(result.data, isObject(raw) ? raw : {}));
+    } catch (error) {
+      if (!(error instanceof RecordProblem)) throw error;
+      rejects.push({ operation, reason: `${formatPath([listKey, index, ...error.path])}: ${error.problem}`, raw });
+    }
+  });
+  return { records, rejects };
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { OPERATIONS } from './operations.js';
+
+/**
+ * The normalised records every dialect yields. Whatever a deployment calls its fields, the rest of
+ * efa-sync sees only these shapes; fields a dialect does not map go to `attrs` untouched.
+ */
+
+export const attrsSchema = z.record(z.string(), z.unknown());
+
+export const coordSchema = z.object({
+  lat: z.number().min(-90).max(90),
+  lon: z.number().min(-180).max(180),
+});
+
+export const isoDaySchema = z.iso.date();
+
+export const pinSchema = z.object({
+  type: z.string().min(1),
+  id: z.string().min(1).optional(),
+  name: z.string(),
+  coord: coordSchema,
+  motTypes: z.array(z.int().nonnegative()),
+  attrs: attrsSchema,
+});
+
+export const assignedStopSchema = z.object({ id: z.string().min(1), name: z.string(), attrs: attrsSchema });
+
+export const locationSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  type: z.string().min(1),
+  isBest: z.boolean(),
+  matchQuality: z.number(),
+  coord: coordSchema.optional(),
+  assignedStops: z.array(assignedStopSchema).optional(),
+  attrs: attrsSchema,
+});
+
+export const servingLineSchema = z.object({
+  id: z.string().min(1).optional(),
+  name: z.string(),
+  number: z.string(),
+  mot: z.int().nonnegative(),
+  direction: z.string(),
+  attrs: attrsSchema,
+});
+
+export const noticeSchema = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  title: z.string(),
+  text: z.string(),
+  validFrom: isoDaySchema.optional(),
+  validTo: isoDaySchema.optional(),
+  lines: z.array(z.string()),
+  severity: z.string().optional(),
+  attrs: attrsSchema,
+});
+
+/** A position in GeoJSON order: longitude first. */
+export const positionSchema = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
+
+export const areaSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  /** Closed linear rings in [lon, lat] order; null when the answer carried no geometry. */
+  rings: z.array(z.array(positionSchema).min(4)).nullable(),
+  /** True when the parser had to repeat a ring's first point at its end. */
+  ringsClosedByParser: z.boolean(),
+  attrs: attrsSchema,
+});
+
+export const providerSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  vehicleType: z.string(),
+  areas: z.array(areaSchema),
+  attrs: attrsSchema,
+});
+
+/** A record that could not be normalised; kept for `efa.rejects`, never silently dropped. */
+export const rejectSchema = z.object({
+  operation: z.enum(OPERATIONS),
+  reason: z.string(),
+  raw: z.unknown(),
+});
+
+/** A `message`/`systemMessages` entry of the answer, kept so the run can record what the server said. */
+export const serverMessageSchema = z.object({
+  type: z.string().optional(),
+  code: z.string().optional(),
+  module: z.string().optional(),
+  text: z.string(),
+  attrs: attrsSchema,
+});
+
+export type Coord = z.infer<typeof coordSchema>;
+export type Pin = z.infer<typeof pinSchema>;
+export type AssignedStop = z.infer<typeof assignedStopSchema>;
+export type Location = z.infer<typeof locationSchema>;
+export type ServingLine = z.infer<typeof servingLineSchema>;
+export type Notice = z.infer<typeof noticeSchema>;
+export type Position = z.infer<typeof positionSchema>;
+export type Area = z.infer<typeof areaSchema>;
+export type Provider = z.infer<typeof providerSchema>;
+export type Reject = z.infer<typeof rejectSchema>;
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
+
+/** Which record kind each operation yields. */
+export interface RecordsByOperation {
+  coordInfo: Pin;
+  stopFinder: Location;
+  servingLines: ServingLine;
+  addInfo: Notice;
+  opArea: Provider;
+}
