@@ -7,6 +7,8 @@ import type { ColumnType, Generated } from 'kysely';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Geometry = ColumnType<string, string, string>;
 type Json = ColumnType<unknown, string, string>;
+/** A jsonb column with a default: optional on insert. */
+type JsonWithDefault = ColumnType<unknown, string | undefined, string>;
 
 export interface RunsTable {
   run_id: Generated<string>;
@@ -17,10 +19,10 @@ export interface RunsTable {
   finished_at: Timestamp | null;
   heartbeat_at: Timestamp | null;
   requests: Generated<number>;
-  stats: Generated<Json>;
+  stats: JsonWithDefault;
   error: string | null;
-  options: Generated<Json>;
-  messages: Generated<Json>;
+  options: JsonWithDefault;
+  messages: JsonWithDefault;
   resumed_from: string | null;
 }
 

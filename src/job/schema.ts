@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { LINE_REQ_TYPES, OBJECT_TYPES, PARKING_OBJECT_TYPES, type LineReqType, type ParkingObjectType } from '../efa/index.js';
+import { addInfoSchema } from '../efa/request/add-info.js';
+import { OPAREA_VEHICLE_KINDS } from '../efa/request/op-area.js';
 
 /**
  * The job file schema (contract section 3). Every object is strict: an unknown key is an error,
@@ -37,11 +40,8 @@ export const rateLimitSchema = z.strictObject({
   timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
 });
 
-/** Object types of efa-api.md (CoordInfo `type_<i>`). */
-export const objectTypes = [
-  'ANY', 'BUS_POINT', 'ENTRANCE', 'GIS_AREA', 'GIS_POINT', 'INFRASTRUCTURE', 'LINE', 'POI_AREA', 'POI_POINT', 'STOP', 'STREET',
-] as const;
-export const objectTypeSchema = z.enum(objectTypes);
+export const objectTypeSchema = z.enum(OBJECT_TYPES);
+const parkingObjectTypeNames = Object.keys(PARKING_OBJECT_TYPES) as [ParkingObjectType, ...ParkingObjectType[]];
 
 const motList = z.array(z.number().int().min(0).max(99)).min(1);
 
@@ -55,7 +55,8 @@ export const coordSweepSchema = z.strictObject({
   /** Parking objects (parkingSearchMethod=BB over each tile); omitted means no parking sweep. */
   parking: z
     .strictObject({
-      objectTypes: z.number().int().min(-1).max(63).default(-1),
+      /** 'all' (-1), or kinds: multiStorey, carPark, singleSpace, zone, chargingPoint. */
+      objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all'),
       info: z.boolean().default(true),
       realtime: z.boolean().default(false),
     })
@@ -68,30 +69,24 @@ export const opAreaSweepSchema = z.strictObject({
   geometry: z.boolean().default(true),
   /** RADIAL only: the search radius around each tile centre; default: the tile's half diagonal. */
   radiusM: z.number().int().positive().optional(),
-  vehicleKinds: z.array(z.enum(['BIKE', 'CAR', 'MOTORCYCLE'])).min(1).optional(),
+  vehicleKinds: z.array(z.enum(OPAREA_VEHICLE_KINDS)).min(1).optional(),
 });
 
 export const servingLinesSweepSchema = z.strictObject({
   forStops: z.boolean().default(false),
   lineNames: z.array(z.string().min(1)).default([]),
-  lineReqType: z.number().int().min(0).max(30).default(0),
+  /** Line types (STT, TTB, ROB, StationTT); empty means all (lineReqType=0). */
+  lineReqType: z.array(z.enum(Object.keys(LINE_REQ_TYPES) as [LineReqType, ...LineReqType[]])).default([]),
 });
 
-const addInfoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD (efa-sync converts it to the API\'s DD-MM-YYYY)');
+const { filterPublicationStatus: _status, ...addInfoFilters } = addInfoSchema.shape;
+/**
+ * AddInfo takes the filters of efa-api.md under their own names (filterInfoType, filterMOTType, …;
+ * dates as YYYY-MM-DD, sent as DD-MM-YYYY), plus `publicationStatus` for filterPublicationStatus.
+ */
 export const addInfoSweepSchema = z.strictObject({
   publicationStatus: z.enum(['current', 'history']).default('current'),
-  infoTypes: z
-    .array(z.enum(['stopInfo', 'stopBlocking', 'lineInfo', 'lineBlocking', 'routeInfo', 'routeBlocking', 'generalInfo', 'bannerInfo']))
-    .min(1)
-    .optional(),
-  motTypes: z.array(z.number().int().min(0)).min(1).optional(),
-  omc: z.array(z.string().min(1)).min(1).optional(),
-  lineNumberInterval: z.tuple([z.number().int().min(1).max(999), z.number().int().min(1).max(999)]).optional(),
-  providerCodes: z.array(z.string().min(1)).min(1).optional(),
-  sourceSystems: z.array(z.string().min(1)).min(1).optional(),
-  validIntervalStart: addInfoDate.optional(),
-  validIntervalEnd: addInfoDate.optional(),
-  hideBannerInfo: z.boolean().default(false),
+  ...addInfoFilters,
 });
 
 export const sweepsSchema = z.strictObject({

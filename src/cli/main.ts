@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ExitCode } from '../errors.js';
+import { createLogger } from '../util/log.js';
+import { exitCodeFor } from './common.js';
+import { registerDemo } from './demo.js';
+import { registerLookup } from './lookup.js';
+import { registerMigrate } from './migrate.js';
+import { registerPlan } from './plan.js';
+import { registerPlanned } from './planned.js';
+import { registerRun } from './run.js';
+import { registerRuns } from './runs.js';
+import { registerSim } from './sim.js';
+
+const program = new Command('efa-sync')
+  .description('Harvest a Mentz EFA public-transport API into PostGIS: tiled, rate-limited, incremental.')
+  .version('0.1.0')
+  .showHelpAfterError('(run efa-sync <command> --help for its options)')
+  .exitOverride();
+
+registerRun(program);
+registerPlan(program);
+registerMigrate(program);
+registerRuns(program);
+registerSim(program);
+registerLookup(program);
+registerPlanned(program);
+registerDemo(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // help and version exit 0; any other parse failure is bad usage (contract: exit 2).
+    process.exitCode = error.exitCode === 0 ? ExitCode.succeeded : ExitCode.usage;
+  } else {
+    process.exitCode = exitCodeFor(error, createLogger());
+  }
+}

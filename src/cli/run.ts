@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { dbUrlFrom, openDb } from '../db/index.js';
+import { loadJob } from '../job/index.js';
+import { runJob, type RunSummary } from '../sweep/run.js';
+import type { Logger } from '../util/log.js';
+import { addDbOption, addOutputOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+
+interface RunOptions extends CommonOptions {
+  rps?: number;
+  concurrency?: number;
+  full?: boolean;
+}
+
+export function printRunSummary(summary: RunSummary, log: Logger): void {
+  const rel = Object.entries(summary.stats)
+    .filter(([k]) => !k.startsWith('_'))
+    .map(([k, v]) => {
+      const s = v as { inserted: number; updated: number; deleted: number; unchanged: number };
+      return `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`;
+    })
+    .join(', ');
+  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries)`);
+  if (rel) log.info(`rows: ${rel}`);
+  if (summary.coord) {
+    log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);
+  }
+  for (const c of summary.capped.slice(0, 10)) log.warn(`capped tile ${c.unit} (${c.hits} hits): objects beyond the cap may be missing`);
+  for (const f of summary.failures.slice(0, 10)) log.warn(`failed ${f.operation} ${f.unit}: ${f.error}`);
+  if (summary.failures.length > 10) log.warn(`… and ${summary.failures.length - 10} more failures (efa.run_tiles has them all)`);
+}
+
+export function registerRun(program: Command): void {
+  const cmd = program
+    .command('run <job>')
+    .description('sweep one job (path to a .json/.ts/.js job file, or a job name under jobs/)')
+    .option('--base-url <url>', "override the job's baseUrl (default $EFA_BASE_URL)")
+    .option('--rps <n>', "override the job's requestsPerSecond", positiveNumber('--rps'))
+    .option('--concurrency <n>', "override the job's concurrency", positiveNumber('--concurrency'))
+    .option('--full', 'ignore incremental state and sweep everything');
+  addOutputOptions(addDbOption(cmd)).action(async (jobArg: string, opts: RunOptions) => {
+    const log = loggerFor(opts);
+    const loaded = await loadJob(jobArg);
+    const db = await openDb(dbUrlFrom(opts.db));
+    try {
+      const summary = await runJob({
+        loaded,
+        db,
+        log,
+        baseUrl: opts.baseUrl ?? process.env['EFA_BASE_URL'],
+        requestsPerSecond: opts.rps,
+        concurrency: opts.concurrency,
+        progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else printRunSummary(summary, log);
+      process.exitCode = summary.exitCode;
+    } finally {
+      await db.close();
+    }
+  });
+}

@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { sql } from 'kysely';
+import { addDbOption, addOutputOptions, openMigratedDb, positiveNumber, type CommonOptions } from './common.js';
+import { formatTable } from '../util/table.js';
+
+interface RunRow {
+  run_id: string;
+  job_name: string;
+  status: string;
+  started_at: Date;
+  duration_s: number | null;
+  requests: number;
+  stats: Record<string, { inserted?: number; updated?: number; deleted?: number; unchanged?: number }>;
+}
+
+export function registerRuns(program: Command): void {
+  const cmd = program
+    .command('runs')
+    .description('list recent runs: id, job, status, started, duration, requests, row counts')
+    .option('--job <name>', 'only runs of this job')
+    .option('--limit <n>', 'how many runs', positiveNumber('--limit'), 20);
+  addOutputOptions(addDbOption(cmd)).action(async (opts: CommonOptions & { job?: string; limit: number }) => {
+    const db = await openMigratedDb(opts);
+    try {
+      const result = await sql<RunRow>`
+        SELECT run_id, job_name, status, started_at, requests, stats,
+               round(extract(epoch FROM (coalesce(finished_at, now()) - started_at))::numeric, 1)::float8 AS duration_s
+        FROM efa.runs
+        WHERE ${opts.job ?? null}::text IS NULL OR job_name = ${opts.job ?? null}
+        ORDER BY run_id DESC LIMIT ${opts.limit}`.execute(db.kysely);
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(result.rows)}\n`);
+        return;
+      }
+      const rows = result.rows.map((r) => {
+        const totals = Object.values(r.stats ?? {}).reduce(
+          (acc, s) => ({ ins: acc.ins + (s.inserted ?? 0), upd: acc.upd + (s.updated ?? 0), del: acc.del + (s.deleted ?? 0) }),
+          { ins: 0, upd: 0, del: 0 },
+        );
+        return [r.run_id, r.job_name, r.status, r.started_at.toISOString().slice(0, 19).replace('T', ' '), `${r.duration_s ?? ''}s`, String(r.requests), `+${totals.ins} ~${totals.upd} -${totals.del}`];
+      });
+      process.stdout.write(
+        rows.length === 0 ? 'no runs yet\n' : formatTable(['run', 'job', 'status', 'started (UTC)', 'duration', 'requests', 'rows +ins ~upd -del'], rows),
+      );
+    } finally {
+      await db.close();
+    }
+  });
+}

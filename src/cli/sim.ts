@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { startSimulator } from '../sim/index.js';
+import { createLogger } from '../util/log.js';
+import { positiveNumber } from './common.js';
+
+interface SimOptions {
+  port: number;
+  seed: number;
+  size: number;
+  world?: string;
+  faults?: string;
+  today?: string;
+}
+
+export function registerSim(program: Command): void {
+  program
+    .command('sim')
+    .description('serve the local EFA simulator on 127.0.0.1 (the five operations of efa-api.md)')
+    .option('--port <n>', 'port (0 = any free port)', (v) => (v === '0' ? 0 : positiveNumber('--port')(v)), 8080)
+    .option('--seed <n>', 'seed of the generated world', positiveNumber('--seed'), 1)
+    .option('--size <n>', 'pins in the generated world', positiveNumber('--size'), 5000)
+    .option('--world <dir>', 'load a world from real data files (layout of shared/world-data) instead of generating one')
+    .option('--faults <spec>', 'inject faults, e.g. latency=20-80,error5xx=0.1,rate429=20:1,hang=0.01,truncate=0.02')
+    .option('--today <YYYY-MM-DD>', 'the date the simulator treats as today')
+    .action(async (opts: SimOptions) => {
+      const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
+      const sim = await startSimulator({
+        port: opts.port,
+        seed: opts.seed,
+        size: opts.size,
+        ...(opts.world ? { worldDir: opts.world } : {}),
+        ...(opts.faults ? { faults: opts.faults } : {}),
+        ...(opts.today ? { today: opts.today } : {}),
+      });
+      log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
+        bbox: sim.world.bbox,
+      });
+      process.stdout.write(`${sim.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => void sim.stop().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+}

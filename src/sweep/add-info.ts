@@ -1,0 +1,30 @@
+import { noticesRelation } from '../db/relations.js';
+import { upsertTracked } from '../db/upsert.js';
+import type { AddInfoOptions } from '../efa/index.js';
+import { dedupeNotices, toNoticeRow } from '../normalize/notices.js';
+import type { SweepContext } from './context.js';
+import { runUnit } from './unit.js';
+
+/** AddInfo: the notices current on the run date, with the job's filters, one row per notice id. */
+export async function sweepAddInfo(ctx: SweepContext): Promise<void> {
+  const cfg = ctx.job.sweeps.addInfo;
+  if (!cfg) return;
+  ctx.progress.phase('addInfo');
+  ctx.progress.addTotal(1);
+  const { publicationStatus, ...filters } = cfg;
+  const options: AddInfoOptions = {
+    ...filters,
+    filterPublicationStatus: publicationStatus,
+    // "Current" on the run date, not on whatever day the server thinks it is.
+    ...(publicationStatus === 'current' && !filters.filterDateValid ? { filterDateValid: [ctx.today] } : {}),
+  };
+  await runUnit(
+    ctx,
+    { operation: 'addInfo', id: 'all' },
+    () => ctx.client.addInfo(options),
+    async (trx, result) => {
+      const rows = dedupeNotices(result.records).map(toNoticeRow);
+      ctx.stats.addRows('notices', await upsertTracked(trx, noticesRelation, ctx.runId, rows));
+    },
+  );
+}

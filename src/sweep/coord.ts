@@ -1,0 +1,107 @@
+import { pinsRelation } from '../db/relations.js';
+import { insertRejects } from '../db/rejects.js';
+import { recordTiles, type TileRecord } from '../db/runs.js';
+import { upsertTracked } from '../db/upsert.js';
+import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
+import type { Job } from '../job/index.js';
+import { toPinRow } from '../normalize/pins.js';
+import { inRegion, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
+import { errorText, keepMessages, type SweepContext } from './context.js';
+import { drainQueue } from './queue.js';
+
+type CoordSweep = NonNullable<Job['sweeps']['coord']>;
+
+export function coordRequest(cfg: CoordSweep, tile: Tile): CoordInfoBoxOptions {
+  return {
+    bbox: [...tile.bbox],
+    filters: cfg.types.map((type) => ({
+      type,
+      // MOT filters only mean something for stop blocks.
+      ...(type === 'STOP' && cfg.inclMOT ? { inclMOT: cfg.inclMOT } : {}),
+      ...(type === 'STOP' && cfg.exclMOT ? { exclMOT: cfg.exclMOT } : {}),
+    })),
+    max: cfg.maxPerRequest,
+    ...(cfg.parking
+      ? {
+          parkingBBox: [...tile.bbox],
+          parkingObjectType: cfg.parking.objectTypes,
+          parkObjInfo: cfg.parking.info,
+          parkObjInfoRealtime: cfg.parking.realtime,
+        }
+      : {}),
+  };
+}
+
+/**
+ * CoordInfo over the tiles. A tile whose answer holds `maxPerRequest` hits was cut by the server:
+ * its hits are not stored, it is split where they lie and its children are requested. Below the
+ * minimum tile size the capped answer is kept and the tile is recorded as capped. Each stored tile
+ * keeps only the pins it owns (half-open edges) inside the region, so a pin on a shared edge is
+ * written once. A tile's rows and its progress record commit together.
+ */
+export async function sweepCoord(ctx: SweepContext, initialTiles: readonly Tile[]): Promise<void> {
+  const cfg = ctx.job.sweeps.coord;
+  if (!cfg) return;
+  ctx.progress.phase('coordInfo');
+  ctx.progress.addTotal(initialTiles.length);
+  const record = (tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 'parentId' | 'depth' | 'bbox'>): TileRecord => ({
+    operation: 'coordInfo',
+    tileId: tile.id,
+    parentId: tile.parentId,
+    depth: tile.depth,
+    bbox: tile.bbox,
+    ...rest,
+  });
+
+  await drainQueue(initialTiles, ctx.job.rateLimit.concurrency, async (tile) => {
+    const started = Date.now();
+    let result: EfaResult<Pin>;
+    try {
+      result = await ctx.client.coordInfoBox(coordRequest(cfg, tile));
+    } catch (error) {
+      const message = errorText(error);
+      ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
+      await ctx.write(() => recordTiles(ctx.db.kysely, ctx.runId, [record(tile, { status: 'failed', attempts: 0, hits: 0, durationMs: Date.now() - started, error: message })]));
+      ctx.stats.failed('coordInfo', tile.id, message);
+      ctx.progress.unitDone(true);
+      return [];
+    }
+    keepMessages(ctx, result.messages);
+    const hits = result.records;
+    const capped = hits.length >= cfg.maxPerRequest;
+    if (capped) {
+      const children = splitTile(tile, hits.map((h) => h.coord), {
+        maxPerRequest: cfg.maxPerRequest,
+        minTileSizeDeg: cfg.minTileSizeDeg,
+        region: ctx.region,
+      });
+      if (children !== 'too-small') {
+        await ctx.write(() =>
+          recordTiles(ctx.db.kysely, ctx.runId, [record(tile, { status: 'split', attempts: result.attempts, hits: hits.length, durationMs: Date.now() - started })]),
+        );
+        ctx.stats.addUnit('coordInfo', 'split');
+        ctx.progress.addTotal(children.length);
+        ctx.progress.unitDone();
+        return children;
+      }
+      ctx.log.warn(`coordInfo tile ${tile.id} is capped at ${hits.length} hits and too small to split; some objects may be missing`);
+      ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: hits.length });
+    }
+    const owned = hits.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord));
+    const rows = owned.map(toPinRow);
+    const counts = await ctx.write(() =>
+      ctx.db.kysely.transaction().execute(async (trx) => {
+        const c = await upsertTracked(trx, pinsRelation, ctx.runId, rows);
+        ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
+        await recordTiles(trx, ctx.runId, [
+          record(tile, { status: capped ? 'capped' : 'done', attempts: result.attempts, hits: hits.length, durationMs: Date.now() - started }),
+        ]);
+        return c;
+      }),
+    );
+    ctx.stats.addRows('pins', counts);
+    ctx.stats.addUnit('coordInfo', capped ? 'capped' : 'done');
+    ctx.progress.unitDone();
+    return [];
+  });
+}

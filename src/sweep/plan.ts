@@ -1,0 +1,66 @@
+import type { Job, ResolvedRegion } from '../job/index.js';
+import { bboxSizeMetres, coverRegion, planBudget, regionBBox, type Budget, type Tile } from '../tiling/index.js';
+
+/** RADIAL OpArea circles are laid on a grid of about this edge, each circle reaching its cell's corners. */
+const radialCellMetres = 5_000;
+
+/**
+ * The first CoordInfo tiles of a cold run: the region's envelope as one tile (cut to the region).
+ * The first answer shows where the pins are, and splitTile sizes the children from it, which beats
+ * guessing a grid before anything is known.
+ */
+export function initialCoordTiles(region: ResolvedRegion): Tile[] {
+  return coverRegion(region, { targetTiles: 1 });
+}
+
+export interface RadialCircle {
+  readonly tile: Tile;
+  readonly centre: { lon: number; lat: number };
+  readonly radiusM: number;
+}
+
+export function radialCircles(region: ResolvedRegion, radiusM?: number): RadialCircle[] {
+  const { width, height } = bboxSizeMetres(regionBBox(region));
+  const targetTiles = Math.max(1, Math.ceil((width * height) / radialCellMetres ** 2));
+  return coverRegion(region, { targetTiles }).map((tile) => {
+    const size = bboxSizeMetres(tile.bbox);
+    return {
+      tile,
+      centre: { lon: (tile.bbox[0] + tile.bbox[2]) / 2, lat: (tile.bbox[1] + tile.bbox[3]) / 2 },
+      radiusM: radiusM ?? Math.ceil(Math.hypot(size.width, size.height) / 2),
+    };
+  });
+}
+
+export interface RunPlan {
+  readonly coordTiles: Tile[];
+  readonly radial: RadialCircle[];
+  readonly budget: Budget;
+}
+
+/** What a run will request before any answer comes back; `knownStops` from the database, if any. */
+export function planRun(job: Job, region: ResolvedRegion, knownStops = 0): RunPlan {
+  const coordTiles = job.sweeps.coord ? initialCoordTiles(region) : [];
+  const radial = job.sweeps.opArea?.mode === 'RADIAL' ? radialCircles(region, job.sweeps.opArea.radiusM) : [];
+  const stopFinder = job.sweeps.stopFinder?.names.length ?? 0;
+  const base = planBudget(
+    coordTiles,
+    {
+      coord: job.sweeps.coord !== undefined,
+      opAreaAll: job.sweeps.opArea?.mode === 'ALL',
+      servingLinesStops: job.sweeps.servingLines?.forStops ? knownStops : 0,
+      lineNames: (job.sweeps.servingLines?.lineNames.length ?? 0) + stopFinder,
+      addInfo: job.sweeps.addInfo !== undefined,
+    },
+    job.rateLimit.requestsPerSecond,
+  );
+  const opArea = base.requests.opArea + radial.length;
+  const total = base.total + radial.length;
+  const budget: Budget = {
+    ...base,
+    requests: { ...base.requests, opArea },
+    total,
+    minDurationSeconds: total / job.rateLimit.requestsPerSecond,
+  };
+  return { coordTiles, radial, budget };
+}

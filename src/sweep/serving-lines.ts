@@ -1,0 +1,65 @@
+import { sql } from 'kysely';
+import { linesRelation } from '../db/relations.js';
+import { upsertStopLines, upsertTracked } from '../db/upsert.js';
+import { toLineRow } from '../normalize/lines.js';
+import type { SweepContext } from './context.js';
+import { drainQueue } from './queue.js';
+import { runUnit } from './unit.js';
+
+const stopPage = 500;
+
+/** Stops this run has seen, a page at a time, so a million-pin region is never held in memory. */
+async function* sweptStops(ctx: SweepContext): AsyncGenerator<string[]> {
+  let after = '';
+  for (;;) {
+    const page = await sql<{ id: string }>`
+      SELECT p.id FROM efa.run_seen s JOIN efa.pins p ON p.pin_key = s.key
+      WHERE s.run_id = ${ctx.runId}::bigint AND s.relation = 'pins' AND p.type = 'STOP' AND p.id IS NOT NULL AND p.id > ${after}
+      ORDER BY p.id LIMIT ${stopPage}`.execute(ctx.db.kysely);
+    if (page.rows.length === 0) return;
+    yield page.rows.map((r) => r.id);
+    after = page.rows[page.rows.length - 1]?.id ?? after;
+  }
+}
+
+/**
+ * ServingLines: `mode=odv` for every stop swept in this run (lines and stop-line pairs), and
+ * `mode=line` for each configured line name (lines only).
+ */
+export async function sweepServingLines(ctx: SweepContext): Promise<void> {
+  const cfg = ctx.job.sweeps.servingLines;
+  if (!cfg) return;
+  ctx.progress.phase('servingLines');
+  const common = { lineReqType: cfg.lineReqType };
+  if (cfg.forStops) {
+    for await (const stops of sweptStops(ctx)) {
+      ctx.progress.addTotal(stops.length);
+      await drainQueue(stops, ctx.job.rateLimit.concurrency, async (stopId) => {
+        await runUnit(
+          ctx,
+          { operation: 'servingLines', id: `stop:${stopId}` },
+          () => ctx.client.servingLinesAtStop({ stopId, ...common }),
+          async (trx, result) => {
+            const rows = result.records.map(toLineRow);
+            ctx.stats.addRows('lines', await upsertTracked(trx, linesRelation, ctx.runId, rows));
+            const pairs = rows.map((r) => ({ stopId, lineKey: r.line_key }));
+            ctx.stats.addRows('stop_lines', await upsertStopLines(trx, ctx.runId, pairs));
+          },
+        );
+        return [];
+      });
+    }
+  }
+  ctx.progress.addTotal(cfg.lineNames.length);
+  await drainQueue(cfg.lineNames, ctx.job.rateLimit.concurrency, async (lineName) => {
+    await runUnit(
+      ctx,
+      { operation: 'servingLines', id: `line:${lineName}` },
+      () => ctx.client.servingLinesByName({ lineName, ...common }),
+      async (trx, result) => {
+        ctx.stats.addRows('lines', await upsertTracked(trx, linesRelation, ctx.runId, result.records.map(toLineRow)));
+      },
+    );
+    return [];
+  });
+}
