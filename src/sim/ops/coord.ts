@@ -1,0 +1,152 @@
+/** CoordInfo (XML_COORD_REQUEST): circle and box searches, parking box, vehicle detail. */
+import { BadParameterError } from '../errors.js';
+import { haversineM, inBox } from '../geo.js';
+import { type Params } from '../params.js';
+import { pinTypesFor } from '../truth.js';
+import { OBJECT_TYPES, type BBox, type ObjectType, type Pin, type PinType } from '../types.js';
+import type { World } from '../world.js';
+import { parkingQuery, parkingHits, type ParkingQuery } from './parking.js';
+import { vehicleDetail } from './vehicle.js';
+
+/** One pin of an answer, dialect-neutral. */
+export interface PinOut {
+  readonly pin: Pin;
+  readonly motTypes?: readonly number[];
+  readonly distanceM: number;
+  /** Fields beyond the documented ones, in output order. */
+  readonly extra: Readonly<Record<string, unknown>>;
+}
+export interface CoordResult { readonly pins: PinOut[] }
+
+interface Block {
+  readonly index: number;
+  readonly type: ObjectType;
+  readonly radius: number;
+  readonly incl?: readonly number[];
+  readonly excl?: readonly number[];
+}
+
+export interface CoordQuery {
+  readonly circle?: { lon: number; lat: number };
+  readonly box?: BBox;
+  readonly blocks: readonly Block[];
+  readonly parking?: ParkingQuery;
+  readonly max?: number;
+  readonly detail?: Params;
+}
+
+/** Radius of a block that gives none (circle mode), in metres. */
+export const DEFAULT_RADIUS_M = 1000;
+
+export function parseCoordQuery(p: Params): CoordQuery {
+  if (p.has('coordReqType')) {
+    p.oneOf('coordReqType', ['VEHICLEDETAIL']);
+    return { blocks: [], detail: p };
+  }
+  const circle = p.coord('coord');
+  let box: BBox | undefined;
+  if (p.has('boundingBox') || p.has('boundingBoxLU') || p.has('boundingBoxRL')) {
+    if (!p.has('boundingBox')) throw new BadParameterError('boundingBox', 'flag required with boundingBoxLU/boundingBoxRL');
+    const lu = p.coord('boundingBoxLU') ?? missingCorner('boundingBoxLU');
+    const rl = p.coord('boundingBoxRL') ?? missingCorner('boundingBoxRL');
+    if (lu.lon > rl.lon || lu.lat < rl.lat) {
+      throw new BadParameterError('boundingBoxLU', 'upper-left corner must be west and north of boundingBoxRL');
+    }
+    box = [lu.lon, rl.lat, rl.lon, lu.lat];
+  }
+  if (circle && box) throw new BadParameterError('coord', 'give either coord (circle) or boundingBox, not both');
+  const parking = parkingQuery(p);
+  if (!circle && !box && !parking) {
+    throw new BadParameterError('coord', 'a search area is required: coord, or boundingBox with boundingBoxLU/boundingBoxRL');
+  }
+  const blocks: Block[] = [];
+  for (const [index, raw] of p.indexed('type_')) {
+    const type = p.oneOf(`type_${index}`, OBJECT_TYPES, raw) ?? 'ANY';
+    const radius = p.int(`radius_${index}`, 0, 1_000_000) ?? DEFAULT_RADIUS_M;
+    const incl = p.idList(`inclMOT_${index}`);
+    const excl = p.idList(`exclMOT_${index}`);
+    for (const name of ['exclLayers_', 'inclDrawClasses_', 'inclPOIH_']) {
+      if (p.get(name + index) === '') throw new BadParameterError(name + index, 'must not be empty');
+    }
+    blocks.push({ index, type, radius, ...(incl ? { incl } : {}), ...(excl ? { excl } : {}) });
+  }
+  for (const name of p.names()) {
+    const m = /^(radius|inclMOT|exclMOT)_(\d+)$/.exec(name);
+    if (m && !blocks.some((b) => b.index === Number(m[2]))) throw new BadParameterError(name, `no type_${m[2]} for this filter block`);
+  }
+  if (blocks.length > 0 && p.get('inclFilter') !== '1') throw new BadParameterError('inclFilter', 'must be 1 when type_<i> is given');
+  if ((circle || box) && blocks.length === 0) {
+    throw new BadParameterError('type_0', 'at least one object-type filter (inclFilter=1&type_<i>=...) is required');
+  }
+  p.ymd('deadline');
+  p.int('purpose', -1, 1_000_000);
+  p.flag('fltrParkObj');
+  const mapName = p.get('mapName');
+  if (mapName !== undefined && mapName.toLowerCase() !== 'wgs84[dd.ddddd]') {
+    throw new BadParameterError('mapName', `only WGS84[dd.ddddd] is served, got "${mapName}"`);
+  }
+  const max = p.int('max', 1, 1_000_000_000);
+  return {
+    blocks, ...(circle ? { circle } : {}), ...(box ? { box } : {}), ...(parking ? { parking } : {}), ...(max !== undefined ? { max } : {}),
+  };
+}
+
+function missingCorner(name: string): never {
+  throw new BadParameterError(name, 'expected <lon>:<lat>:WGS84[dd.ddddd] (required in box mode)');
+}
+
+/** Whether the request's search area (circle, box or parking box) contains the point: for failbox faults. */
+export function queryTouches(q: CoordQuery, lon: number, lat: number): boolean {
+  if (q.box && inBox(lon, lat, q.box)) return true;
+  if (q.parking && inBox(lon, lat, q.parking.box)) return true;
+  if (q.circle) {
+    const r = Math.max(0, ...q.blocks.map((b) => b.radius));
+    if (haversineM(q.circle.lon, q.circle.lat, lon, lat) <= r) return true;
+  }
+  return false;
+}
+
+export function runCoordQuery(world: World, q: CoordQuery): CoordResult {
+  if (q.detail) return { pins: vehicleDetail(world, q.detail) };
+  const hits = new Map<string, PinOut>();
+  const centre = q.circle ?? centreOf(q.box ?? q.parking?.box ?? [0, 0, 0, 0]);
+  for (const b of q.blocks) {
+    const types: ReadonlySet<PinType> = pinTypesFor([b.type]);
+    if (types.size === 0) continue;
+    const found: Iterable<{ pin: Pin; distanceM: number }> = q.circle
+      ? world.pinsInCircle(q.circle.lon, q.circle.lat, b.radius, types)
+      : withDistance(world.pinsInBox(q.box ?? [0, 0, 0, 0], types), centre);
+    for (const { pin, distanceM } of found) {
+      if (hits.has(pin.key)) continue;
+      const out = describe(world, pin, distanceM);
+      if (pin.type === 'STOP' && !motOk(out.motTypes ?? [], b)) continue;
+      hits.set(pin.key, out);
+    }
+  }
+  if (q.parking) for (const out of parkingHits(world, q.parking, centre)) hits.set(out.pin.key, out);
+  const pins = [...hits.values()].sort((a, b) => a.distanceM - b.distanceM || (a.pin.key < b.pin.key ? -1 : a.pin.key > b.pin.key ? 1 : 0));
+  return { pins: q.max !== undefined ? pins.slice(0, q.max) : pins };
+}
+
+function* withDistance(pins: Iterable<Pin>, c: { lon: number; lat: number }): Generator<{ pin: Pin; distanceM: number }> {
+  for (const pin of pins) yield { pin, distanceM: haversineM(c.lon, c.lat, pin.lon, pin.lat) };
+}
+
+function centreOf(b: BBox): { lon: number; lat: number } {
+  return { lon: (b[0] + b[2]) / 2, lat: (b[1] + b[3]) / 2 };
+}
+
+/** inclMOT keeps stops with any listed MOT; exclMOT drops stops whose MOTs are all excluded. */
+function motOk(mots: readonly number[], b: Block): boolean {
+  if (b.incl && !mots.some((m) => b.incl?.includes(m))) return false;
+  if (b.excl && mots.length > 0 && mots.every((m) => b.excl?.includes(m))) return false;
+  return true;
+}
+
+export function describe(world: World, pin: Pin, distanceM: number): PinOut {
+  if (pin.type === 'STOP') {
+    const stop = world.stopOf(pin);
+    return { pin, motTypes: stop.motTypes, distanceM, extra: { ...pin.attrs } };
+  }
+  return { pin, distanceM, extra: { ...pin.attrs } };
+}

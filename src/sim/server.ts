@@ -1,0 +1,172 @@
+/** The simulator's HTTP server: routing, fault injection and the request log. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BadParameterError } from './errors.js';
+import { FaultEngine, parseFaultSpec, type FaultSpec } from './faults.js';
+import { generateWorld } from './generate.js';
+import { loadWorld } from './load/index.js';
+import { runAddInfo } from './ops/addinfo.js';
+import { parseCoordQuery, queryTouches, runCoordQuery } from './ops/coord.js';
+import { runOpArea } from './ops/oparea.js';
+import { runServingLines } from './ops/serving-lines.js';
+import { runStopFinder } from './ops/stopfinder.js';
+import { Params } from './params.js';
+import { efaJson, type Dialect } from './render/efa-json.js';
+import type { World } from './world.js';
+
+export interface SimulatorOptions {
+  port?: number;
+  seed?: number;
+  size?: number;
+  worldDir?: string;
+  faults?: string;
+  today?: string;
+  world?: World;
+}
+
+export interface RequestLogEntry {
+  at: number;
+  path: string;
+  query: string;
+  status: number;
+  fault?: string;
+  durationMs: number;
+}
+
+export interface Simulator {
+  readonly url: string;
+  readonly port: number;
+  readonly world: World;
+  readonly requestLog: readonly RequestLogEntry[];
+  stop(): Promise<void>;
+}
+
+type Handler = (world: World, p: Params, dialect: Dialect) => { body: unknown; failboxHit?: boolean };
+const BASE = '/efa/';
+const DIALECTS: Readonly<Record<string, Dialect>> = { json: efaJson };
+
+function routes(faults: FaultSpec | undefined): Readonly<Record<string, Handler>> {
+  return {
+    XML_COORD_REQUEST: (w, p, d) => {
+      const q = parseCoordQuery(p);
+      if (faults?.failbox.some((pt) => queryTouches(q, pt.lon, pt.lat))) return { body: null, failboxHit: true };
+      return { body: d.coord(runCoordQuery(w, q)) };
+    },
+    XML_STOPFINDER_REQUEST: (w, p, d) => ({ body: d.stopFinder(runStopFinder(w, p)) }),
+    XML_SERVINGLINES_REQUEST: (w, p, d) => ({ body: d.servingLines(runServingLines(w, p)) }),
+    XML_ADDINFO_REQUEST: (w, p, d) => ({ body: d.addInfo(runAddInfo(w, p)) }),
+    XML_OPAREA_REQUEST: (w, p, d) => ({ body: d.opArea(runOpArea(w, p)) }),
+  };
+}
+
+const HTML_ERROR = '<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1><p>The EFA backend is temporarily unavailable.</p></body></html>';
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const faults = options.faults ? parseFaultSpec(options.faults) : undefined;
+  const world = options.world
+    ?? (options.worldDir
+      ? await loadWorld(options.worldDir, options.today ? { today: options.today } : {})
+      : generateWorld({ seed: options.seed ?? 1, size: options.size ?? 5000, ...(options.today ? { today: options.today } : {}) }));
+  if (options.today) world.today = options.today;
+  const engine = faults ? new FaultEngine(faults) : undefined;
+  const table = routes(faults);
+  const log: RequestLogEntry[] = [];
+  const hung = new Set<ServerResponse>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const entry: RequestLogEntry = { at: Date.now(), path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, durationMs: 0 };
+    log.push(entry);
+    const send = (status: number, body: string, type: string, headers: Record<string, string> = {}, delay = 0): void => {
+      const finish = (): void => {
+        entry.status = status;
+        entry.durationMs = Math.round(performance.now() - started);
+        if (res.destroyed) return;
+        res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', ...headers });
+        res.end(body);
+      };
+      if (delay <= 0) return finish();
+      const t = setTimeout(() => { timers.delete(t); finish(); }, delay);
+      timers.add(t);
+    };
+    const json = (status: number, body: unknown, delay = 0): void => send(status, JSON.stringify(body), 'application/json; charset=utf-8', {}, delay);
+
+    if (req.method !== 'GET') return json(405, efaJson.error(405, `method ${req.method ?? ''} not allowed, use GET`));
+    if (engine?.overRate(entry.at)) {
+      entry.fault = 'rate429';
+      return send(429, JSON.stringify(efaJson.error(429, 'too many requests')), 'application/json; charset=utf-8', {
+        'Retry-After': String(faults?.rate429?.retryAfterS ?? 1),
+      });
+    }
+    const roll = engine?.roll();
+    const delay = roll?.latencyMs ?? 0;
+    if (roll?.fault === 'hang') {
+      entry.fault = 'hang';
+      hung.add(res);
+      res.on('close', () => { hung.delete(res); entry.durationMs = Math.round(performance.now() - started); });
+      return;
+    }
+    if (roll?.fault === 'error5xx') {
+      entry.fault = 'error5xx';
+      return json(roll.status5xx, efaJson.error(roll.status5xx, 'simulated server error'), delay);
+    }
+    const op = url.pathname.startsWith(BASE) ? table[url.pathname.slice(BASE.length)] : undefined;
+    if (!op) return json(404, efaJson.error(404, `no such operation: ${url.pathname}`), delay);
+    const p = new Params(url.searchParams);
+    let body: string;
+    try {
+      const format = p.required('outputFormat', 'expected JSON');
+      const dialect = DIALECTS[format.toLowerCase()];
+      if (!dialect) throw new BadParameterError('outputFormat', `unsupported "${format}", expected JSON`);
+      const result = op(world, p, dialect);
+      if (result.failboxHit) {
+        entry.fault = 'failbox';
+        return json(503, efaJson.error(503, 'simulated permanent failure of this area'), delay);
+      }
+      body = JSON.stringify(result.body);
+    } catch (e) {
+      if (e instanceof BadParameterError) return json(400, efaJson.error(400, e.message), delay);
+      return json(500, efaJson.error(500, e instanceof Error ? e.message : String(e)), delay);
+    }
+    if (roll?.fault === 'truncate') {
+      entry.fault = 'truncate';
+      body = body.slice(0, Math.floor(body.length / 2));
+    } else if (roll?.fault === 'malformed') {
+      entry.fault = 'malformed';
+      const cut = Math.floor(body.length / 2);
+      body = `${body.slice(0, cut)},,}{"unterminated${body.slice(cut)}`;
+    } else if (roll?.fault === 'html200') {
+      entry.fault = 'html200';
+      return send(200, HTML_ERROR, 'text/html; charset=utf-8', {}, delay);
+    }
+    send(200, body, 'application/json; charset=utf-8', {}, delay);
+  };
+
+  const server = createServer(handle);
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}/efa`,
+    port,
+    world,
+    requestLog: log,
+    stop: () => {
+      stopped ??= new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        for (const res of hung) res.destroy();
+        hung.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return stopped;
+    },
+  };
+}
