@@ -1,0 +1,315 @@
+/**
+ * An in-memory stand-in for a CoordInfo box sweep, to count requests honestly and check completeness.
+ * Pure: no I/O, no vitest (bench/tiling.ts reuses it).
+ */
+import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon, snapEdge } from '../../src/tiling/geo.js';
+import {
+  bboxAreaM2,
+  coverRegion,
+  estimateTileCount,
+  inRegion,
+  ownsPoint,
+  planFromKnownPoints,
+  readCappedAnswer,
+  regionBBox,
+  splitTile,
+  tileIntersectsRegion,
+} from '../../src/tiling/index.js';
+import type { BBox, Point, Region, Tile } from '../../src/tiling/index.js';
+
+export const STUTTGART: BBox = [9.05, 48.7, 9.3, 48.85];
+
+export interface World {
+  readonly name: string;
+  readonly region: Region;
+  readonly lon: Float64Array;
+  readonly lat: Float64Array;
+}
+
+/** mulberry32: small, seeded, good enough for synthetic worlds. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(rand: () => number): number {
+  const u = Math.max(rand(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+}
+
+interface Cluster {
+  readonly lon: number;
+  readonly lat: number;
+  /** Standard deviation in metres. */
+  readonly sigmaM: number;
+  readonly share: number;
+}
+
+/** A city: a dense core, a few satellite towns of different spreads, and a thin uniform background. */
+export const STUTTGART_CLUSTERS: readonly Cluster[] = [
+  { lon: 9.18, lat: 48.778, sigmaM: 900, share: 0.3 },
+  { lon: 9.12, lat: 48.74, sigmaM: 1800, share: 0.18 },
+  { lon: 9.255, lat: 48.81, sigmaM: 400, share: 0.1 },
+  { lon: 9.215, lat: 48.725, sigmaM: 2800, share: 0.14 },
+  { lon: 9.08, lat: 48.83, sigmaM: 1200, share: 0.08 },
+];
+
+export function clusteredWorld(n = 50_000, seed = 1, bbox: BBox = STUTTGART, clusters = STUTTGART_CLUSTERS): World {
+  const rand = rng(seed);
+  const lon = new Float64Array(n);
+  const lat = new Float64Array(n);
+  const kx = metresPerDegLon((bbox[1] + bbox[3]) / 2);
+  for (let i = 0; i < n; i++) {
+    let x = 0;
+    let y = 0;
+    do {
+      let pick = rand();
+      const c = clusters.find((cl) => (pick -= cl.share) < 0);
+      if (c === undefined) {
+        x = bbox[0] + rand() * (bbox[2] - bbox[0]);
+        y = bbox[1] + rand() * (bbox[3] - bbox[1]);
+      } else {
+        x = c.lon + (gaussian(rand) * c.sigmaM) / kx;
+        y = c.lat + (gaussian(rand) * c.sigmaM) / METRES_PER_DEG_LAT;
+      }
+      // Stored pins come back with the server's 5 decimals, so worlds use them too.
+      x = snapEdge(x);
+      y = snapEdge(y);
+    } while (x < bbox[0] || x > bbox[2] || y < bbox[1] || y > bbox[3]);
+    lon[i] = x;
+    lat[i] = y;
+  }
+  return { name: 'clustered', region: { bbox }, lon, lat };
+}
+
+export function uniformWorld(n = 20_000, seed = 2, bbox: BBox = STUTTGART): World {
+  const rand = rng(seed);
+  const lon = new Float64Array(n);
+  const lat = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    lon[i] = snapEdge(bbox[0] + rand() * (bbox[2] - bbox[0]));
+    lat[i] = snapEdge(bbox[1] + rand() * (bbox[3] - bbox[1]));
+  }
+  return { name: 'uniform', region: { bbox }, lon, lat };
+}
+
+/** Pins on a lattice whose lines coincide with grid edges, region corners and outer max edges. */
+export function latticeWorld(step = 0.0025, bbox: BBox = [9.1, 48.75, 9.2, 48.8]): World {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  const nx = Math.round((bbox[2] - bbox[0]) / step);
+  const ny = Math.round((bbox[3] - bbox[1]) / step);
+  for (let i = 0; i <= nx; i++) {
+    for (let j = 0; j <= ny; j++) {
+      xs.push(snapEdge(bbox[0] + i * step));
+      ys.push(snapEdge(bbox[1] + j * step));
+    }
+  }
+  return { name: 'lattice', region: { bbox }, lon: Float64Array.from(xs), lat: Float64Array.from(ys) };
+}
+
+export function withRegion(world: World, region: Region, name: string): World {
+  return { ...world, name, region };
+}
+
+export function pointAt(w: World, i: number): Point {
+  return { lon: w.lon[i]!, lat: w.lat[i]! };
+}
+
+export type Order = 'nearest-centre' | 'storage';
+
+/**
+ * The fake CoordInfo box search: every pin inside the closed box, nearest to the box centre first
+ * (what the simulator and, typically, EFA do), cut at `max`. `storage` order returns pins in
+ * insertion order instead, to show completeness does not depend on the ordering.
+ */
+export function queryBox(w: World, b: BBox, max: number, order: Order = 'nearest-centre'): number[] {
+  const found: number[] = [];
+  for (let i = 0; i < w.lon.length; i++) {
+    const x = w.lon[i]!;
+    const y = w.lat[i]!;
+    if (x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3]) found.push(i);
+  }
+  if (order === 'nearest-centre') {
+    const cx = (b[0] + b[2]) / 2;
+    const cy = (b[1] + b[3]) / 2;
+    const kx = metresPerDegLon(cy);
+    const d = new Float64Array(w.lon.length);
+    for (const i of found) d[i] = Math.hypot((w.lon[i]! - cx) * kx, (w.lat[i]! - cy) * METRES_PER_DEG_LAT);
+    found.sort((p, q) => d[p]! - d[q]! || p - q);
+  }
+  return found.slice(0, max);
+}
+
+export type Splitter = (tile: Tile, hits: Point[]) => Tile[] | 'too-small';
+
+export interface Answered {
+  readonly tile: Tile;
+  readonly hits: readonly number[];
+  /** Capped and too small to split: its answer is kept but known to be incomplete. */
+  readonly capped: boolean;
+}
+
+export interface SweepResult {
+  readonly requests: number;
+  readonly cappedRequests: number;
+  /** Tiles whose answers stand for the region: uncapped leaves and too-small capped tiles. */
+  readonly leaves: readonly Answered[];
+}
+
+/** Request every tile; split capped ones and request the children, breadth first. */
+export function sweep(w: World, start: readonly Tile[], split: Splitter, max: number, order: Order = 'nearest-centre', alreadySpent = 0): SweepResult {
+  const queue: Tile[] = [...start];
+  const leaves: Answered[] = [];
+  let requests = alreadySpent;
+  let cappedRequests = 0;
+  for (let tile = queue.shift(); tile !== undefined; tile = queue.shift()) {
+    const hits = queryBox(w, tile.bbox, max, order);
+    requests++;
+    if (hits.length < max) {
+      leaves.push({ tile, hits, capped: false });
+      continue;
+    }
+    cappedRequests++;
+    const children = split(tile, hits.map((i) => pointAt(w, i)));
+    if (children === 'too-small') leaves.push({ tile, hits, capped: true });
+    else queue.push(...children);
+  }
+  return { requests, cappedRequests, leaves };
+}
+
+export interface SplitParams {
+  readonly max: number;
+  readonly minTileSizeDeg: number;
+  readonly fill?: number;
+  readonly maxChildren?: number;
+}
+
+export function adaptiveSplitter(w: World, p: SplitParams): Splitter {
+  return (tile, hits) =>
+    splitTile(tile, hits, {
+      maxPerRequest: p.max,
+      minTileSizeDeg: p.minTileSizeDeg,
+      ...(p.fill === undefined ? {} : { fill: p.fill }),
+      ...(p.maxChildren === undefined ? {} : { maxChildren: p.maxChildren }),
+      region: w.region,
+    });
+}
+
+/** The baseline: four children at the midpoints, whatever the hits say. */
+export function quadtreeSplitter(w: World, p: SplitParams): Splitter {
+  return (tile) => {
+    const [x0, y0, x1, y1] = tile.bbox;
+    if (x1 - x0 <= p.minTileSizeDeg && y1 - y0 <= p.minTileSizeDeg) return 'too-small';
+    const mx = snapEdge((x0 + x1) / 2);
+    const my = snapEdge((y0 + y1) / 2);
+    const boxes: BBox[] = [
+      [x0, my, mx, y1],
+      [mx, my, x1, y1],
+      [x0, y0, mx, my],
+      [mx, y0, x1, my],
+    ];
+    return boxes.filter((b) => tileIntersectsRegion(b, w.region)).map((b) => makeTile(b, tile.depth + 1, tile.id));
+  };
+}
+
+/** One request over the whole region envelope, then its children; the probe is the root tile. */
+export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'nearest-centre'): SweepResult {
+  return sweep(w, coverRegion(w.region, { targetTiles: 1 }), split, max, order);
+}
+
+/** One probe over the region envelope sizes a grid (`estimateTileCount`), which is then swept. */
+export function coldStartProbeGrid(w: World, split: Splitter, max: number, fill = 0.8, order: Order = 'nearest-centre'): SweepResult {
+  const root = coverRegion(w.region, { targetTiles: 1 });
+  const rb = regionBBox(w.region);
+  const probe = queryBox(w, rb, max, order);
+  if (probe.length < max) return { requests: 1, cappedRequests: 0, leaves: [{ tile: root[0]!, hits: probe, capped: false }] };
+  const reading = readCappedAnswer(rb, probe.map((i) => pointAt(w, i)));
+  const n = estimateTileCount(reading.estimatedTotal, bboxAreaM2(rb), bboxAreaM2(rb), max, fill);
+  return sweep(w, coverRegion(w.region, { targetTiles: n }), split, max, order, 1);
+}
+
+export interface Completeness {
+  /** In-region pins. */
+  readonly pins: number;
+  /** In-region pins with no owner or several owners among the leaves (a partition defect). */
+  readonly ownershipDefects: number;
+  /** In-region pins not returned by their owner tile (lost by the sweep). */
+  readonly missing: number;
+  /** Of those, pins inside too-small capped tiles (expected losses, recorded as capped). */
+  readonly missingInCapped: number;
+  /** Pins returned by more than one leaf (shared edges): de-duplicated by ownership. */
+  readonly returnedTwice: number;
+}
+
+export function checkCompleteness(w: World, r: SweepResult): Completeness {
+  const rb = regionBBox(w.region);
+  const n = w.lon.length;
+  const owners = new Uint16Array(n);
+  const returnedByOwner = new Uint8Array(n);
+  const returnedCount = new Uint16Array(n);
+  const ownerCapped = new Uint8Array(n);
+  for (const leaf of r.leaves) {
+    for (const i of leaf.hits) {
+      returnedCount[i]!++;
+      if (ownsPoint(leaf.tile, pointAt(w, i), rb)) returnedByOwner[i] = 1;
+    }
+  }
+  let pins = 0;
+  let ownershipDefects = 0;
+  let missing = 0;
+  let missingInCapped = 0;
+  let returnedTwice = 0;
+  for (let i = 0; i < n; i++) {
+    const p = pointAt(w, i);
+    if (!inRegion(w.region, p)) continue;
+    pins++;
+    let count = 0;
+    for (const leaf of r.leaves) {
+      if (ownsPoint(leaf.tile, p, rb)) {
+        count++;
+        if (leaf.capped) ownerCapped[i] = 1;
+      }
+    }
+    owners[i] = count;
+    if (count !== 1) ownershipDefects++;
+    if (returnedByOwner[i] !== 1) {
+      missing++;
+      if (ownerCapped[i] === 1) missingInCapped++;
+    }
+    if (returnedCount[i]! > 1) returnedTwice++;
+  }
+  return { pins, ownershipDefects, missing, missingInCapped, returnedTwice };
+}
+
+/**
+ * The pins a night saw, once each (by ownership), as lon,lat pairs for `planFromKnownPoints`. For a
+ * polygon region this includes pins outside the polygon that tiles returned: the server counts them
+ * towards `max`, so a plan that ignores them caps the tiles along the boundary (and around holes).
+ */
+export function foundPins(w: World, r: SweepResult): Float64Array {
+  const rb = regionBBox(w.region);
+  const out: number[] = [];
+  for (const leaf of r.leaves) {
+    for (const i of leaf.hits) {
+      const p = pointAt(w, i);
+      if (ownsPoint(leaf.tile, p, rb)) out.push(p.lon, p.lat);
+    }
+  }
+  return Float64Array.from(out);
+}
+
+export function floorRequests(pins: number, max: number): number {
+  return Math.max(1, Math.ceil(pins / max));
+}
+
+export function nightTwo(w: World, known: Float64Array, split: Splitter, max: number, minTileSizeDeg: number, fill = 0.8): SweepResult & { planned: number } {
+  const plan = planFromKnownPoints(w.region, known, { maxPerRequest: max, minTileSizeDeg, fill });
+  return { ...sweep(w, plan, split, max), planned: plan.length };
+}

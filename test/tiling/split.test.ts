@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import {
+  InvalidTilingOptionError,
+  coverRegion,
+  estimateTileCount,
+  readCappedAnswer,
+  splitTile,
+} from '../../src/tiling/index.js';
+import type { BBox, Point, Tile } from '../../src/tiling/index.js';
+import { queryBox, clusteredWorld, pointAt } from './harness.js';
+import { overlaps, totalAreaDeg2, areaDeg2 } from './geometry.js';
+
+const ROOT: Tile = coverRegion({ bbox: [9.05, 48.7, 9.3, 48.85] }, { targetTiles: 1 })[0]!;
+const world = clusteredWorld(50_000, 1);
+const capped = (t: Tile, max: number): Point[] => queryBox(world, t.bbox, max).map((i) => pointAt(world, i));
+
+describe('readCappedAnswer', () => {
+  it('sees a disc around the centre and guesses the rest from its outer ring', () => {
+    const hits = capped(ROOT, 500);
+    const r = readCappedAnswer(ROOT.bbox, hits);
+    expect(r.hits).toHaveLength(500);
+    // The city core sits at the centre: 500 pins fit in a disc of a few hundred metres.
+    expect(r.radiusM).toBeGreaterThan(100);
+    expect(r.radiusM).toBeLessThan(1500);
+    // Areas are sampled on a grid of about 140 m over this 18 km tile: a 20 % tolerance on a small disc.
+    expect(r.seenAreaM2 / (Math.PI * r.radiusM ** 2)).toBeGreaterThan(0.8);
+    expect(r.seenAreaM2 / (Math.PI * r.radiusM ** 2)).toBeLessThan(1.2);
+    expect(r.estimatedTotal).toBeGreaterThan(500);
+  });
+
+  it('sees the whole tile when hits are spread over it, and guesses nothing beyond', () => {
+    const b: BBox = [9, 48, 9.01, 48.01];
+    const hits: Point[] = [
+      { lon: 9, lat: 48 },
+      { lon: 9.01, lat: 48.01 },
+      { lon: 9, lat: 48.01 },
+      { lon: 9.01, lat: 48 },
+    ];
+    expect(readCappedAnswer(b, hits).estimatedTotal).toBe(4);
+  });
+});
+
+describe('splitTile', () => {
+  const opts = { maxPerRequest: 500, minTileSizeDeg: 0.0005 };
+
+  it('partitions the parent exactly, on snapped edges, with ids that name their parent', () => {
+    const children = splitTile(ROOT, capped(ROOT, 500), opts);
+    if (children === 'too-small') throw new Error('unexpected too-small');
+    expect(children.length).toBe(32); // the default ceiling: the probe sees a dense core
+    expect(overlaps(children)).toBe(0);
+    expect(totalAreaDeg2(children)).toBeCloseTo(areaDeg2(ROOT.bbox), 12);
+    for (const c of children) {
+      expect(c.depth).toBe(1);
+      expect(c.parentId).toBe(ROOT.id);
+      expect(c.id.startsWith('1/')).toBe(true);
+      for (const v of c.bbox) expect(Math.round(v * 1e5) / 1e5).toBe(v);
+    }
+  });
+
+  it('cuts where the pins are: a tile whose hits crowd one corner gets small children there', () => {
+    const tile: Tile = { id: 'c', bbox: [9, 48, 9.02, 48.02], depth: 2 };
+    // 200 hits in the south-west 2 km², the nearest-first answer of a tile centred elsewhere would
+    // not look like this, but a server returning arbitrary hits might: cuts must still follow them.
+    const hits: Point[] = [];
+    for (let i = 0; i < 200; i++) hits.push({ lon: 9 + 0.00002 * i, lat: 48 + 0.00001 * ((i * 37) % 200) });
+    const children = splitTile(tile, hits, { maxPerRequest: 200, minTileSizeDeg: 0.0001 });
+    if (children === 'too-small') throw new Error('unexpected too-small');
+    const holding = children.filter((c) => c.bbox[0] <= 9.004 && c.bbox[1] <= 48.002);
+    const others = children.filter((c) => !holding.includes(c));
+    expect(holding.length).toBeGreaterThan(0);
+    expect(Math.max(...holding.map((c) => areaDeg2(c.bbox)))).toBeLessThan(Math.min(...others.map((c) => areaDeg2(c.bbox))));
+  });
+
+  it('splits a tile barely over the cap in two at the median of the hits, along the longer side in metres', () => {
+    const b: BBox = [9, 48, 9.02, 48.01]; // 1.49 km wide, 1.11 km high
+    const tile: Tile = { id: 't', bbox: b, depth: 3 };
+    const hits: Point[] = [];
+    for (let i = 0; i < 100; i++) hits.push({ lon: 9 + 0.0002 * (i % 100) + 0.00001, lat: 48 + 0.0001 * (i % 97) });
+    const children = splitTile(tile, hits, { maxPerRequest: 100, minTileSizeDeg: 0.001 });
+    if (children === 'too-small') throw new Error('unexpected too-small');
+    expect(children).toHaveLength(2);
+    // Halfway between the 50th (9.00981) and 51st (9.01001) hit.
+    expect(children[0]!.bbox).toEqual([9, 48, 9.00991, 48.01]);
+    expect(children[1]!.bbox).toEqual([9.00991, 48, 9.02, 48.01]);
+  });
+
+  it('answers too-small at or below the minimum size on both axes, and splits a thin long tile along its length', () => {
+    const hits = [{ lon: 9.0001, lat: 48.0001 }];
+    expect(splitTile({ id: 's', bbox: [9, 48, 9.001, 48.001], depth: 9 }, hits, { maxPerRequest: 1, minTileSizeDeg: 0.001 })).toBe('too-small');
+    const thin = splitTile({ id: 'l', bbox: [9, 48, 9.01, 48.0005], depth: 9 }, hits, { maxPerRequest: 1, minTileSizeDeg: 0.001 });
+    if (thin === 'too-small') throw new Error('unexpected too-small');
+    expect(thin.length).toBeGreaterThanOrEqual(2);
+    for (const c of thin) expect([c.bbox[1], c.bbox[3]]).toEqual([48, 48.0005]);
+  });
+
+  it('drops children that miss a polygon region', () => {
+    const region = {
+      geojson: { type: 'Polygon' as const, coordinates: [[[9, 48], [9.01, 48], [9, 48.01], [9, 48]]] },
+    };
+    const tile: Tile = { id: 'p', bbox: [9, 48, 9.01, 48.01], depth: 0 };
+    // All hits at the centre: the seen disc is a dot, the guessed rest asks for many children.
+    const hits: Point[] = Array.from({ length: 10 }, () => ({ lon: 9.005, lat: 48.005 }));
+    const children = splitTile(tile, hits, { maxPerRequest: 10, minTileSizeDeg: 0.0001, maxChildren: 16, region });
+    if (children === 'too-small') throw new Error('unexpected too-small');
+    const all = splitTile(tile, hits, { maxPerRequest: 10, minTileSizeDeg: 0.0001, maxChildren: 16 });
+    if (all === 'too-small') throw new Error('unexpected too-small');
+    expect(children.length).toBeLessThan(all.length);
+    // Every dropped child lies wholly beyond the diagonal lon + lat = 9.01 + 48 (in offsets).
+    const kept = new Set(children.map((c) => c.id));
+    for (const c of all) if (!kept.has(c.id)) expect(c.bbox[0] - 9 + (c.bbox[1] - 48)).toBeGreaterThan(0.01 - 1e-12);
+  });
+
+  it('rejects nonsense options', () => {
+    expect(() => splitTile(ROOT, [], { maxPerRequest: 0, minTileSizeDeg: 0.001 })).toThrow(InvalidTilingOptionError);
+    expect(() => splitTile(ROOT, [], { maxPerRequest: 10, minTileSizeDeg: 0.001, fill: 1.5 })).toThrow(InvalidTilingOptionError);
+  });
+});
+
+describe('estimateTileCount', () => {
+  it('scales the probe density to the region at fill x max per tile', () => {
+    // 500 pins on 1 km², region 100 km², 400 pins per tile: 50,000 / 400 = 125 tiles.
+    expect(estimateTileCount(500, 1e6, 1e8, 500)).toBe(125);
+    expect(estimateTileCount(500, 1e6, 1e8, 500, 0.5)).toBe(200);
+    expect(estimateTileCount(0, 1e6, 1e8, 500)).toBe(1);
+  });
+});
