@@ -64,8 +64,11 @@ async function readJobSource(file: string): Promise<unknown> {
   // tsx compiles TS job modules on the fly, so users need no build step for their jobs.
   const { tsImport } = await import('tsx/esm/api');
   const mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
-  if (mod.default === undefined) throw new ConfigError(`${file}: a job module must default-export defineJob({...})`, 'job');
-  return mod.default;
+  // Outside an ESM package a .ts file is compiled as CommonJS and its default export arrives wrapped.
+  const inner = mod.default as { default?: unknown; name?: unknown } | undefined;
+  const job = inner && typeof inner === 'object' && 'default' in inner && !('name' in inner) ? inner.default : inner;
+  if (job === undefined) throw new ConfigError(`${file}: a job module must default-export defineJob({...})`, 'job');
+  return job;
 }
 
 async function resolveRegion(job: Job, file: string): Promise<ResolvedRegion> {

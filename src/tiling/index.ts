@@ -1,0 +1,15 @@
+export type { BBox, Point, Region, Tile } from './types.js';
+export { InvalidRegionError, InvalidTilingOptionError } from './errors.js';
+export { EDGE_DECIMALS, bboxAreaM2, bboxSizeMetres, snapEdge, tileId } from './geo.js';
+export { inRegion, regionBBox, tileIntersectsRegion } from './region.js';
+export { ownsPoint } from './ownership.js';
+export { coverRegion } from './cover.js';
+export type { CoverOptions } from './cover.js';
+export { estimateTileCount, readCappedAnswer } from './estimate.js';
+export type { CappedAnswerReading, UnseenCell } from './estimate.js';
+export { splitTile } from './split.js';
+export type { SplitOptions } from './split.js';
+export { planFromKnownPoints } from './plan.js';
+export type { PlanOptions } from './plan.js';
+export { planBudget } from './budget.js';
+export type { Budget, BudgetSweeps } from './budget.js';

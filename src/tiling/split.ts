@@ -1,0 +1,110 @@
+import { readCappedAnswer } from './estimate.js';
+import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon } from './geo.js';
+import { cutAxes, placeCut, withEdge } from './kd-cut.js';
+import type { Axis } from './kd-cut.js';
+import { checkFill, checkPositive, checkPositiveInt } from './options.js';
+import { tileIntersectsRegion } from './region.js';
+import type { BBox, Point, Region, Tile } from './types.js';
+
+export interface SplitOptions {
+  readonly maxPerRequest: number;
+  readonly minTileSizeDeg: number;
+  /** Share of `maxPerRequest` each child is sized for; lower means fewer re-splits, more children. */
+  readonly fill?: number;
+  /** Ceiling on children per split, so a wild density guess (a city core probed from a country-wide box) stays cheap. */
+  readonly maxChildren?: number;
+  /** Children that miss a polygon region are dropped. */
+  readonly region?: Region;
+}
+
+/** Share of max a child made only of seen pins may hold (a few pins on its edges come back twice). */
+const SEEN_FILL = 0.95;
+
+/** A located amount of expected pins: a hit (weight 1) or an unseen cell (its estimate). */
+interface Mass {
+  readonly lon: number;
+  readonly lat: number;
+  readonly w: number;
+}
+
+function sumWeights(items: readonly Mass[]): number {
+  let s = 0;
+  for (const m of items) s += m.w;
+  return s;
+}
+
+/** The coordinate below which `share` of the mass lies, halfway to the next item. */
+function weightedQuantile(sorted: readonly Mass[], axis: Axis, total: number, share: number): number {
+  const want = total * share;
+  let acc = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const m = sorted[i]!;
+    acc += m.w;
+    if (acc >= want) {
+      const here = axis === 0 ? m.lon : m.lat;
+      const next = sorted[i + 1];
+      return next === undefined ? here : (here + (axis === 0 ? next.lon : next.lat)) / 2;
+    }
+  }
+  return Number.NaN;
+}
+
+/**
+ * Children for a capped tile, cut where the pins are rather than at the midpoint.
+ *
+ * The answer is read as "every pin near the centre, none beyond" (see `readCappedAnswer`): the seen
+ * hits and the guessed density of the unseen rest form a mass, the tile is given
+ * `k = ceil(mass / (fill × max))` children (at least 2, at most `maxChildren`), and it is cut k-d
+ * style: along the longer side in metres, at the mass quantile that gives each side its share of
+ * the k children. Children exactly partition the parent (shared edges snapped to 1e-5°).
+ *
+ * Returns `'too-small'` when the tile is at or below `minTileSizeDeg` on both axes: the caller keeps
+ * the capped answer and records the tile as capped.
+ */
+export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions): Tile[] | 'too-small' {
+  const max = checkPositiveInt('maxPerRequest', opts.maxPerRequest);
+  const minSize = checkPositive('minTileSizeDeg', opts.minTileSizeDeg);
+  const fill = checkFill('fill', opts.fill ?? 0.8);
+  const maxChildren = Math.max(2, checkPositiveInt('maxChildren', opts.maxChildren ?? 32));
+  const b = tile.bbox;
+  const kx = metresPerDegLon((b[1] + b[3]) / 2);
+  if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) return 'too-small';
+
+  const reading = readCappedAnswer(b, hits);
+  // Seen pins are known exactly, so they need no safety margin: weighting them by fill / SEEN_FILL lets
+  // a child inside the seen disc be packed nearly full while guessed mass keeps the margin of `fill`.
+  const seenWeight = Math.min(1, fill / SEEN_FILL);
+  const items: Mass[] = reading.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: seenWeight }));
+  for (const u of reading.unseen) items.push({ lon: u.lon, lat: u.lat, w: u.expected });
+  // Capped means at least max pins, whatever the guess says.
+  const total = Math.max(sumWeights(items), (max + 1) * seenWeight);
+  const k = Math.min(maxChildren, Math.max(2, Math.ceil(total / (fill * max))));
+
+  const boxes: BBox[] = [];
+  const visit = (box: BBox, mass: Mass[], parts: number): void => {
+    if (parts <= 1) {
+      boxes.push(box);
+      return;
+    }
+    const left = Math.floor(parts / 2);
+    for (const axis of cutAxes(box, minSize, kx, METRES_PER_DEG_LAT)) {
+      const key = (m: Mass): number => (axis === 0 ? m.lon : m.lat);
+      const sorted = [...mass].sort((p, q) => key(p) - key(q));
+      const desired = weightedQuantile(sorted, axis, sumWeights(sorted), left / parts);
+      const cut = placeCut(box[axis], box[axis + 2]!, desired, minSize);
+      if (cut === undefined) continue;
+      visit(withEdge(box, axis, 'low', cut), sorted.filter((m) => key(m) < cut), left);
+      visit(withEdge(box, axis, 'high', cut), sorted.filter((m) => key(m) >= cut), parts - left);
+      return;
+    }
+    boxes.push(box);
+  };
+  visit(b, items, k);
+  // Only reachable when the tile is too thin to hold a snapped edge: returning it unsplit would loop.
+  if (boxes.length < 2) return 'too-small';
+
+  const region = opts.region;
+  return boxes
+    .filter((c) => region === undefined || tileIntersectsRegion(c, region))
+    .map((c) => makeTile(c, tile.depth + 1, tile.id));
+}

@@ -1,0 +1,21 @@
+import type { MultiPolygon, Polygon } from 'geojson';
+
+/** `[minLon, minLat, maxLon, maxLat]` in WGS84 degrees, the order GeoJSON and turf use. */
+export type BBox = readonly [minLon: number, minLat: number, maxLon: number, maxLat: number];
+
+/** A swept area, already loaded (the job loader resolves file paths before tiling sees it). */
+export type Region = { readonly bbox: BBox } | { readonly geojson: Polygon | MultiPolygon };
+
+export interface Tile {
+  /** Canonical `depth/minLon,minLat,maxLon,maxLat`: the same box at the same depth always gets the same id. */
+  readonly id: string;
+  readonly bbox: BBox;
+  /** 0 for tiles of a covering or a plan, parent depth + 1 for split children. */
+  readonly depth: number;
+  readonly parentId?: string;
+}
+
+export interface Point {
+  readonly lon: number;
+  readonly lat: number;
+}

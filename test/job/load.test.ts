@@ -1,0 +1,104 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { loadJob, validateJob } from '../../src/job/index.js';
+
+const valid = {
+  name: 'demo',
+  baseUrl: 'http://127.0.0.1:8080/efa',
+  region: { bbox: [9.05, 48.7, 9.3, 48.85] },
+  rateLimit: { requestsPerSecond: 10, concurrency: 4 },
+  sweeps: {
+    coord: { types: ['STOP', 'POI_POINT'], maxPerRequest: 500 },
+    opArea: { mode: 'ALL', geometry: true },
+    servingLines: { forStops: true },
+    addInfo: { publicationStatus: 'current' },
+  },
+};
+
+function fieldOf(input: unknown): { field?: string; message: string } {
+  try {
+    validateJob(input, 'job.json');
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    const err = e as ConfigError;
+    expect(err.exitCode).toBe(2);
+    return { ...(err.field !== undefined ? { field: err.field } : {}), message: err.message };
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('job validation', () => {
+  it('accepts the contract example and applies defaults', () => {
+    const job = validateJob(valid);
+    expect(job.rateLimit).toEqual({ requestsPerSecond: 10, concurrency: 4, retries: 4, timeoutMs: 30_000 });
+    expect(job.sweeps.coord?.minTileSizeDeg).toBe(0.002);
+    expect(job.sweeps.servingLines?.lineNames).toEqual([]);
+  });
+
+  it('rejects an unknown key, naming it', () => {
+    const r = fieldOf({ ...valid, sweeps: { ...valid.sweeps, coord: { ...valid.sweeps.coord, maxPerReqest: 5 } } });
+    expect(r.field).toBe('sweeps.coord.maxPerReqest');
+    expect(r.message).toContain('unknown key "sweeps.coord.maxPerReqest"');
+  });
+
+  it('rejects a bbox with min > max, naming the field', () => {
+    const r = fieldOf({ ...valid, region: { bbox: [9.3, 48.7, 9.05, 48.85] } });
+    expect(r.message).toContain('region.bbox.0');
+    expect(r.message).toContain('minLon 9.3 must be < maxLon 9.05');
+  });
+
+  it('rejects a latitude outside ±90', () => {
+    const r = fieldOf({ ...valid, region: { bbox: [9.05, -91, 9.3, 48.85] } });
+    expect(r.message).toMatch(/region\.bbox\.1: latitude must be >= -90/);
+  });
+
+  it('rejects a rate of 0', () => {
+    const r = fieldOf({ ...valid, rateLimit: { requestsPerSecond: 0, concurrency: 4 } });
+    expect(r.field).toBe('rateLimit.requestsPerSecond');
+    expect(r.message).toContain('requestsPerSecond must be > 0');
+  });
+
+  it('rejects parking realtime without info', () => {
+    const r = fieldOf({ ...valid, sweeps: { coord: { ...valid.sweeps.coord, parking: { info: false, realtime: true } } } });
+    expect(r.message).toContain('parking.realtime requires parking.info');
+  });
+});
+
+describe('loading job files', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'efa-sync-jobs-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('loads a JSON job with a GeoJSON region file relative to it', async () => {
+    const polygon = { type: 'Polygon', coordinates: [[[9.1, 48.7], [9.2, 48.7], [9.2, 48.8], [9.1, 48.7]]] };
+    await writeFile(join(dir, 'area.geojson'), JSON.stringify({ type: 'Feature', properties: {}, geometry: polygon }));
+    await writeFile(join(dir, 'j.json'), JSON.stringify({ ...valid, region: { geojson: 'area.geojson' } }));
+    const loaded = await loadJob(join(dir, 'j.json'));
+    expect(loaded.region).toEqual({ geojson: polygon });
+    expect(loaded.hash).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('loads a TS job module exporting defineJob', async () => {
+    const src = `import { defineJob } from ${JSON.stringify(new URL('../../src/job/index.ts', import.meta.url).pathname)};
+export default defineJob(${JSON.stringify({ ...valid, name: 'from-ts' })});`;
+    await writeFile(join(dir, 'j.ts'), src);
+    const loaded = await loadJob(join(dir, 'j.ts'));
+    expect(loaded.job.name).toBe('from-ts');
+    expect(loaded.job.sweeps.coord?.maxPerRequest).toBe(500);
+  });
+
+  it('finds a job by name under jobs/', async () => {
+    const loaded = await loadJob('demo');
+    expect(loaded.job.name).toBe('demo');
+    expect(loaded.file).toMatch(/jobs\/demo\.json$/);
+  });
+
+  it('names a missing job', async () => {
+    await expect(loadJob('no-such-job')).rejects.toThrow(/job "no-such-job" not found/);
+  });
+});
