@@ -41,7 +41,10 @@ export function decodeReply(reply: HttpReply, source: ReplySource): unknown {
   } catch (error) {
     if (/html/i.test(headerValue(reply.headers, 'content-type') ?? '')) throw new EfaHtmlPageError(ctx);
     const message = error instanceof Error ? error.message : String(error);
-    const truncated = /end of (JSON )?input|unterminated/i.test(message);
+    // V8 says "end of input" for most cuts, but after a number it names the position instead:
+    // an error at the very end of the body is a cut body too.
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const truncated = /end of (JSON )?input|unterminated/i.test(message) || Number(position) === reply.body.length;
     throw new EfaNotJsonError(ctx, truncated ? 'truncated' : 'invalid JSON');
   }
 }

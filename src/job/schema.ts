@@ -18,7 +18,14 @@ export const bboxSchema = z
     if (minLat >= maxLat) ctx.addIssue({ code: 'custom', path: [1], message: `minLat ${minLat} must be < maxLat ${maxLat}` });
   });
 
-const position = z.tuple([longitude, latitude]).rest(z.number());
+// An array rather than a tuple type, so a TS job file can pass GeoJSON read from anywhere.
+const position = z
+  .array(z.number())
+  .min(2, 'a position is [lon, lat]')
+  .superRefine(([lon = 0, lat = 0], ctx) => {
+    if (Math.abs(lon) > 180) ctx.addIssue({ code: 'custom', path: [0], message: `longitude ${lon} is outside ±180` });
+    if (Math.abs(lat) > 90) ctx.addIssue({ code: 'custom', path: [1], message: `latitude ${lat} is outside ±90 (GeoJSON is [lon, lat])` });
+  });
 const linearRing = z.array(position).min(4, 'a linear ring needs at least 4 positions');
 export const polygonSchema = z.strictObject({ type: z.literal('Polygon'), coordinates: z.array(linearRing).min(1) });
 export const multiPolygonSchema = z.strictObject({

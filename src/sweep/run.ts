@@ -8,7 +8,7 @@ import { createFetchTransport, createRequestScheduler, type SchedulerStats } fro
 import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
 import { regionBBox } from '../tiling/index.js';
-import type { Logger } from '../util/log.js';
+import { redactSecretsInText, type Logger } from '../util/log.js';
 import { createWriteQueue, errorText, type SweepContext } from './context.js';
 import { sweepAddInfo } from './add-info.js';
 import { sweepCoord } from './coord.js';
@@ -82,7 +82,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const { db, log } = opts;
   const started = Date.now();
   await migrate(db);
-  const runId = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, options: { ...job, file: opts.loaded.file } });
+  // The job as run, with credentials in URLs removed: efa.runs is read by analysts.
+  const options = JSON.parse(redactSecretsInText(JSON.stringify({ ...job, file: opts.loaded.file }))) as unknown;
+  const runId = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, options });
   log.info(`run ${runId} of job ${job.name} started`, { baseUrl: job.baseUrl, db: db.displayUrl });
 
   const scheduler = createRequestScheduler({
