@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
-import { startSimulator } from '../sim/index.js';
+import { Option, type Command } from 'commander';
+import { SIM_DIALECTS, startSimulator, type SimDialect } from '../sim/index.js';
 import { createLogger } from '../util/log.js';
 import { positiveNumber } from './common.js';
 
@@ -10,6 +10,7 @@ interface SimOptions {
   world?: string;
   faults?: string;
   today?: string;
+  dialect: SimDialect;
 }
 
 export function registerSim(program: Command): void {
@@ -22,6 +23,7 @@ export function registerSim(program: Command): void {
     .option('--world <dir>', 'load a world from real data files (layout of shared/world-data) instead of generating one')
     .option('--faults <spec>', 'inject faults, e.g. latency=20-80,error5xx=0.1,rate429=20:1,hang=0.01,truncate=0.02')
     .option('--today <YYYY-MM-DD>', 'the date the simulator treats as today')
+    .addOption(new Option('--dialect <dialect>', 'response dialect of the simulated deployment').choices([...SIM_DIALECTS]).default('json'))
     .action(async (opts: SimOptions) => {
       const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
       const sim = await startSimulator({
@@ -31,6 +33,7 @@ export function registerSim(program: Command): void {
         ...(opts.world ? { worldDir: opts.world } : {}),
         ...(opts.faults ? { faults: opts.faults } : {}),
         ...(opts.today ? { today: opts.today } : {}),
+        dialect: opts.dialect,
       });
       log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
         bbox: sim.world.bbox,

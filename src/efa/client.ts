@@ -2,10 +2,10 @@ import type { RequestScheduler, Transport } from '../http/types.js';
 import { decodeReply, replyContext, type ReplySource } from './classify.js';
 import type { Dialect, Parsed } from './dialect.js';
 import { jsonDialect } from './dialects/json.js';
-import { EfaShapeError, type ReplyContext } from './errors.js';
+import { EfaCoordinateFormatError, EfaShapeError, formatPath, type ReplyContext } from './errors.js';
 import type { Operation, PathOverrides } from './operations.js';
 import type { Params } from './params.js';
-import { ShapeMismatch } from './parse/common.js';
+import { ImplausibleCoordinates, ShapeMismatch } from './parse/common.js';
 import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
 import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
 import {
@@ -78,6 +78,7 @@ function parseBody<K extends Operation>(
     return dialect.parse[operation](body);
   } catch (error) {
     if (error instanceof ShapeMismatch) throw new EfaShapeError(context(), error.path, error.problem);
+    if (error instanceof ImplausibleCoordinates) throw new EfaCoordinateFormatError(context(), formatPath(error.path), error.value);
     throw error;
   }
 }

@@ -84,6 +84,23 @@ export class EfaShapeError extends EfaError {
   }
 }
 
+/**
+ * The answer's coordinates are not WGS84 (a projected grid, or out of range). Retrying cannot help
+ * and storing them would be wrong, so this is a configuration error: exit 2.
+ */
+export class EfaCoordinateFormatError extends EfaError {
+  readonly retryable = false;
+  readonly exitCode = 2;
+
+  constructor(ctx: ReplyContext, where_: string, value: string) {
+    super(
+      `${where(ctx)}: coordinate ${value} at ${where_} is not WGS84 lon/lat; the server answers in its own grid. ` +
+        'Set coordOutputFormat=WGS84[dd.ddddd] (use the legacy or rapidjson dialect, which send it, or add it to the base URL)',
+      ctx,
+    );
+  }
+}
+
 /** A request option was invalid; nothing was sent. */
 export class EfaParameterError extends EfaError {
   readonly retryable = false;

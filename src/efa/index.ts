@@ -1,9 +1,11 @@
 /** Public API of the typed EFA client. */
 export { createEfaClient, type EfaClient, type EfaClientOptions, type EfaResult } from './client.js';
 export { OPERATIONS, OPERATION_PATHS, isOperation, type Operation, type PathOverrides } from './operations.js';
+export { ImplausibleCoordinates, plausibleLonLat } from './parse/common.js';
 export { RecordProblem, ShapeMismatch, type Dialect, type DialectParsers, type Parsed } from './dialect.js';
 export { jsonDialect } from './dialects/json.js';
 export {
+  EfaCoordinateFormatError,
   EfaError,
   EfaHtmlPageError,
   EfaHttpStatusError,

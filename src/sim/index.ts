@@ -11,3 +11,4 @@ export { EARTH_RADIUS_M, haversineM } from './geo.js';
 export { DEFAULT_RADIUS_M } from './ops/coord.js';
 export { DEFAULT_OPAREA_RADIUS_M } from './ops/oparea.js';
 export * from './types.js';
+export { SIM_DIALECTS, type SimDialect } from './render/index.js';

@@ -11,7 +11,7 @@ import { runOpArea } from './ops/oparea.js';
 import { runServingLines } from './ops/serving-lines.js';
 import { runStopFinder } from './ops/stopfinder.js';
 import { Params } from './params.js';
-import { efaJson, type Dialect } from './render/efa-json.js';
+import { renderers, SIM_DIALECTS, type Dialect, type SimDialect } from './render/index.js';
 import type { World } from './world.js';
 
 export interface SimulatorOptions {
@@ -22,6 +22,8 @@ export interface SimulatorOptions {
   faults?: string;
   today?: string;
   world?: World;
+  /** The response dialect this simulated deployment speaks (default json, the shapes of efa-api.md). */
+  dialect?: SimDialect;
 }
 
 export interface RequestLogEntry {
@@ -43,7 +45,7 @@ export interface Simulator {
 
 type Handler = (world: World, p: Params, dialect: Dialect) => { body: unknown; failboxHit?: boolean };
 const BASE = '/efa/';
-const DIALECTS: Readonly<Record<string, Dialect>> = { json: efaJson };
+const OUTPUT_FORMATS = new Set(['json', 'rapidjson']);
 
 function routes(faults: FaultSpec | undefined): Readonly<Record<string, Handler>> {
   return {
@@ -63,6 +65,10 @@ const HTML_ERROR = '<!DOCTYPE html><html><head><title>503 Service Unavailable</t
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const faults = options.faults ? parseFaultSpec(options.faults) : undefined;
+  if (options.dialect !== undefined && !SIM_DIALECTS.includes(options.dialect)) {
+    throw new BadParameterError('dialect', `unknown dialect "${String(options.dialect)}", expected one of ${SIM_DIALECTS.join(', ')}`);
+  }
+  const dialect: Dialect = renderers[options.dialect ?? 'json'];
   const world = options.world
     ?? (options.worldDir
       ? await loadWorld(options.worldDir, options.today ? { today: options.today } : {})
@@ -93,10 +99,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     };
     const json = (status: number, body: unknown, delay = 0): void => send(status, JSON.stringify(body), 'application/json; charset=utf-8', {}, delay);
 
-    if (req.method !== 'GET') return json(405, efaJson.error(405, `method ${req.method ?? ''} not allowed, use GET`));
+    if (req.method !== 'GET') return json(405, dialect.error(405, `method ${req.method ?? ''} not allowed, use GET`));
     if (engine?.overRate(entry.at)) {
       entry.fault = 'rate429';
-      return send(429, JSON.stringify(efaJson.error(429, 'too many requests')), 'application/json; charset=utf-8', {
+      return send(429, JSON.stringify(dialect.error(429, 'too many requests')), 'application/json; charset=utf-8', {
         'Retry-After': String(faults?.rate429?.retryAfterS ?? 1),
       });
     }
@@ -110,25 +116,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     if (roll?.fault === 'error5xx') {
       entry.fault = 'error5xx';
-      return json(roll.status5xx, efaJson.error(roll.status5xx, 'simulated server error'), delay);
+      return json(roll.status5xx, dialect.error(roll.status5xx, 'simulated server error'), delay);
     }
     const op = url.pathname.startsWith(BASE) ? table[url.pathname.slice(BASE.length)] : undefined;
-    if (!op) return json(404, efaJson.error(404, `no such operation: ${url.pathname}`), delay);
+    if (!op) return json(404, dialect.error(404, `no such operation: ${url.pathname}`), delay);
     const p = new Params(url.searchParams);
     let body: string;
     try {
-      const format = p.required('outputFormat', 'expected JSON');
-      const dialect = DIALECTS[format.toLowerCase()];
-      if (!dialect) throw new BadParameterError('outputFormat', `unsupported "${format}", expected JSON`);
+      const format = p.required('outputFormat', 'expected JSON or rapidJSON');
+      if (!OUTPUT_FORMATS.has(format.toLowerCase())) throw new BadParameterError('outputFormat', `unsupported "${format}", expected JSON or rapidJSON`);
       const result = op(world, p, dialect);
       if (result.failboxHit) {
         entry.fault = 'failbox';
-        return json(503, efaJson.error(503, 'simulated permanent failure of this area'), delay);
+        return json(503, dialect.error(503, 'simulated permanent failure of this area'), delay);
       }
       body = JSON.stringify(result.body);
     } catch (e) {
-      if (e instanceof BadParameterError) return json(400, efaJson.error(400, e.message), delay);
-      return json(500, efaJson.error(500, e instanceof Error ? e.message : String(e)), delay);
+      if (e instanceof BadParameterError) return json(400, dialect.error(400, e.message), delay);
+      return json(500, dialect.error(500, e instanceof Error ? e.message : String(e)), delay);
     }
     if (roll?.fault === 'truncate') {
       entry.fault = 'truncate';

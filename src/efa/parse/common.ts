@@ -95,3 +95,27 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
   });
   return { records, rejects };
 }
+
+/**
+ * A coordinate that cannot be WGS84 (a projected grid value such as 4475708,812930, or lat/lon out
+ * of range): the deployment answered in its own grid because `coordOutputFormat` was not set. Thrown
+ * by parsers; the client turns it into `EfaCoordinateFormatError`, which stops the run (exit 2):
+ * storing such values as lon/lat would put every object in the wrong place.
+ */
+export class ImplausibleCoordinates extends Error {
+  constructor(
+    readonly path: readonly PropertyKey[],
+    readonly value: string,
+  ) {
+    super(`${formatPath(path)}: ${value} is not a WGS84 coordinate`);
+    this.name = 'ImplausibleCoordinates';
+  }
+}
+
+/** Checks a coordinate the dialect has read as lon/lat; throws ImplausibleCoordinates when it cannot be one. */
+export function plausibleLonLat(lon: number, lat: number, path: readonly PropertyKey[]): { lon: number; lat: number } {
+  if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lon) > 180 || Math.abs(lat) > 90) {
+    throw new ImplausibleCoordinates(path, `${lon},${lat}`);
+  }
+  return { lon, lat };
+}
