@@ -49,6 +49,7 @@ export function registerRun(program: Command): void {
         baseUrl: opts.baseUrl ?? process.env['EFA_BASE_URL'],
         requestsPerSecond: opts.rps,
         concurrency: opts.concurrency,
+        full: opts.full ?? false,
         progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
       });
       if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);

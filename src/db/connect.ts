@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
+import { LockedError, lockDataDir } from './lock.js';
 import type { Database } from './tables.js';
 
 /** One open database, PostgreSQL server or embedded PGlite, behind the same Kysely interface. */
@@ -16,7 +17,19 @@ export interface Db {
    * When it fails, a transaction the script opened is rolled back on the same connection.
    */
   exec(script: string): Promise<void>;
+  /**
+   * Takes the lock of one job for the life of a run, or throws LockedError naming the holder run.
+   * PostgreSQL: a session advisory lock on a connection of its own (released if the process dies).
+   * PGlite: the whole data directory is already exclusive to this process (see lockDataDir).
+   */
+  lockJob(jobName: string): Promise<JobLock>;
   close(): Promise<void>;
+}
+
+export interface JobLock {
+  /** Tell the lock which run holds it, for the message a second run prints. */
+  holds(runId: string): Promise<void>;
+  release(): Promise<void>;
 }
 
 export const defaultDbUrl = 'pglite:./.efa-sync/db';
@@ -44,6 +57,7 @@ async function openPglite(location: string): Promise<Db> {
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const dataDir = memory ? undefined : resolve(location);
   if (dataDir) await mkdir(dataDir, { recursive: true });
+  const dirLock = dataDir ? await lockDataDir(dataDir) : undefined;
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     extensions: { postgis },
@@ -62,9 +76,14 @@ async function openPglite(location: string): Promise<Db> {
         throw e;
       }
     },
+    lockJob: async (job) => {
+      await dirLock?.update({ job });
+      return { holds: async (runId) => dirLock?.update({ runId }), release: async () => undefined };
+    },
     close: async () => {
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
+      await dirLock?.release();
     },
   };
 }
@@ -100,6 +119,32 @@ function openPostgres(url: string): Db {
       } finally {
         client.release();
       }
+    },
+    lockJob: async (job) => {
+      const client = await pool.connect();
+      const key = `efa-sync:${job}`;
+      const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
+      if (!got.rows[0]?.ok) {
+        client.release();
+        const holder = await pool
+          .query<{ run_id: string; started_at: Date; pid: number | null; host: string | null }>(
+            `SELECT run_id, started_at, pid, host FROM efa.runs WHERE job_name = $1 AND status = 'running' ORDER BY run_id DESC LIMIT 1`,
+            [job],
+          )
+          .then((r) => r.rows[0])
+          .catch(() => undefined);
+        const who = holder
+          ? `run ${holder.run_id} (pid ${holder.pid ?? '?'} on ${holder.host ?? '?'}, started ${holder.started_at.toISOString()})`
+          : 'another efa-sync process';
+        throw new LockedError(`job ${job} is already being run by ${who}; exit 4, try again when it has finished`);
+      }
+      return {
+        holds: async () => undefined,
+        release: async () => {
+          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
+          client.release();
+        },
+      };
     },
     close: () => kysely.destroy(),
   };

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './tables.js';
 
@@ -9,7 +10,7 @@ export interface TileRecord {
   readonly parentId?: string | undefined;
   readonly depth: number;
   readonly bbox?: readonly [number, number, number, number] | undefined;
-  readonly status: 'done' | 'split' | 'capped' | 'failed';
+  readonly status: 'pending' | 'done' | 'split' | 'capped' | 'failed';
   readonly attempts: number;
   readonly hits: number;
   readonly durationMs: number;
@@ -31,6 +32,8 @@ export async function createRun(
       error: null,
       resumed_from: null,
       options: JSON.stringify(run.options),
+      pid: process.pid,
+      host: hostname(),
     })
     .returning('run_id')
     .executeTakeFirstOrThrow();
@@ -76,4 +79,51 @@ export async function recordTiles(db: Kysely<Database>, runId: string, tiles: re
     ON CONFLICT (run_id, operation, tile_id) DO UPDATE SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
       hits = EXCLUDED.hits, split = EXCLUDED.split, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
       fetched_at = now()`.execute(db);
+}
+
+export interface UnfinishedRun {
+  readonly runId: string;
+  readonly jobHash: string;
+  readonly startedAt: Date;
+}
+
+/** The newest run of a job still marked running: its process died (we hold the job's lock now). */
+export async function findUnfinishedRun(db: Kysely<Database>, jobName: string): Promise<UnfinishedRun | undefined> {
+  const row = await db
+    .selectFrom('efa.runs')
+    .select(['run_id', 'job_hash', 'started_at'])
+    .where('job_name', '=', jobName)
+    .where('status', '=', 'running')
+    .orderBy('run_id', 'desc')
+    .executeTakeFirst();
+  return row ? { runId: String(row.run_id), jobHash: row.job_hash, startedAt: row.started_at } : undefined;
+}
+
+/** Units of one operation already finished in a run (a resumed run does not fetch them again). */
+export async function finishedUnits(db: Kysely<Database>, runId: string, operation: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('efa.run_tiles')
+    .select('tile_id')
+    .where('run_id', '=', runId)
+    .where('operation', '=', operation)
+    .where('status', 'in', ['done', 'split', 'capped'])
+    .execute();
+  return new Set(rows.map((r) => r.tile_id));
+}
+
+/** CoordInfo tiles planned in a run and not yet fetched. */
+export async function pendingTiles(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<{ id: string; parentId?: string; depth: number; bbox: [number, number, number, number] }[]> {
+  const rows = await sql<{ tile_id: string; parent_id: string | null; depth: number; x0: number; y0: number; x1: number; y1: number }>`
+    SELECT tile_id, parent_id, depth, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+    FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' AND status IN ('pending', 'failed')
+    ORDER BY run_tile_id`.execute(db);
+  return rows.rows.map((r) => ({
+    id: r.tile_id,
+    ...(r.parent_id ? { parentId: r.parent_id } : {}),
+    depth: r.depth,
+    bbox: [r.x0, r.y0, r.x1, r.y1],
+  }));
 }

@@ -24,6 +24,8 @@ export interface RunsTable {
   options: JsonWithDefault;
   messages: JsonWithDefault;
   resumed_from: string | null;
+  pid: number | null;
+  host: string | null;
 }
 
 export interface RunTilesTable {
@@ -34,7 +36,7 @@ export interface RunTilesTable {
   parent_id: string | null;
   depth: number;
   bbox: Geometry | null;
-  status: 'done' | 'split' | 'capped' | 'failed';
+  status: 'pending' | 'done' | 'split' | 'capped' | 'failed';
   attempts: number;
   hits: number;
   split: boolean;

@@ -82,6 +82,8 @@ export const opAreaSweepSchema = z.strictObject({
 export const servingLinesSweepSchema = z.strictObject({
   forStops: z.boolean().default(false),
   lineNames: z.array(z.string().min(1)).default([]),
+  /** Unchanged stops have their lines refetched in a rolling share, every stop at least every N nights. */
+  refreshEveryNights: z.number().int().min(1).max(365).default(7),
   /** Line types (STT, TTB, ROB, StationTT); empty means all (lineReqType=0). */
   lineReqType: z.array(z.enum(Object.keys(LINE_REQ_TYPES) as [LineReqType, ...LineReqType[]])).default([]),
 });

@@ -30,11 +30,18 @@ export function pinKey(pin: Pin): string {
   return `h:${contentHash([pin.type, pin.name, round(pin.coord.lon, keyDecimals), round(pin.coord.lat, keyDecimals)]).slice(0, 20)}`;
 }
 
+/**
+ * Fields that describe the query, not the object (`distance` from the search centre changes with
+ * every tiling): kept out of the row so a re-tiled night does not rewrite every pin.
+ */
+const queryRelative = ['distance'];
+
 export function toPinRow(pin: Pin): PinRow {
   const clean = stripNul(pin);
+  const attrs = Object.fromEntries(Object.entries(clean.attrs).filter(([k]) => !queryRelative.includes(k)));
   const lon = round(clean.coord.lon, geomDecimals);
   const lat = round(clean.coord.lat, geomDecimals);
   const motTypes = [...new Set(clean.motTypes)].sort((a, b) => a - b);
-  const row = { type: clean.type, id: clean.id ?? null, name: clean.name, mot_types: motTypes, lon, lat, attrs: clean.attrs };
+  const row = { type: clean.type, id: clean.id ?? null, name: clean.name, mot_types: motTypes, lon, lat, attrs };
   return { pin_key: pinKey(clean), ...row, content_hash: contentHash(row) };
 }

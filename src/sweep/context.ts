@@ -24,6 +24,10 @@ export interface SweepContext {
   /** All database writes of a run go through here, one at a time, in arrival order. */
   readonly write: <T>(fn: () => Promise<T>) => Promise<T>;
   readonly messages: Map<string, ServerMessage>;
+  /** Units finished before a crash, per operation: a resumed run does not fetch them again. */
+  readonly finished: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Ignore incremental state (`--full`). */
+  readonly full: boolean;
 }
 
 export function createWriteQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
@@ -47,4 +51,12 @@ export function errorText(error: unknown): string {
     return cause instanceof Error && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
   }
   return String(error);
+}
+
+/**
+ * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
+ * bad configuration): they end the run at once with their own exit code instead of failing tiles.
+ */
+export function isFatal(error: unknown): boolean {
+  return (error as { exitCode?: unknown } | null)?.exitCode === 2;
 }

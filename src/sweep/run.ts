@@ -1,19 +1,21 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
-import { createRun, finishRun, type RunStatus } from '../db/runs.js';
+import { createRun, findUnfinishedRun, finishedUnits, finishRun, pendingTiles, recordTiles, type RunStatus } from '../db/runs.js';
 import { createEfaClient, type ServerMessage } from '../efa/index.js';
 import { ExitCode } from '../errors.js';
 import { createFetchTransport, createRequestScheduler, type SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
-import { regionBBox } from '../tiling/index.js';
+import { regionBBox, type Tile } from '../tiling/index.js';
+import { failpoint } from '../util/failpoint.js';
 import { redactSecretsInText, type Logger } from '../util/log.js';
-import { createWriteQueue, errorText, type SweepContext } from './context.js';
+import { createWriteQueue, errorText, isFatal, type SweepContext } from './context.js';
 import { sweepAddInfo } from './add-info.js';
-import { sweepCoord } from './coord.js';
+import { pendingRecord, sweepCoord } from './coord.js';
+import { markGone, pruneSeen, runStats } from './finalise.js';
 import { sweepOpArea } from './op-area.js';
-import { initialCoordTiles } from './plan.js';
+import { planCoordTiles } from './plan.js';
 import { Progress } from './progress.js';
 import { sweepServingLines } from './serving-lines.js';
 import { RunStats } from './stats.js';
@@ -30,6 +32,8 @@ export interface RunJobOptions {
   /** The run date, YYYY-MM-DD (default: today, UTC). */
   readonly today?: string;
   readonly transport?: Transport;
+  /** Ignore incremental state: plan tiles from scratch, refetch every stop's lines, never resume. */
+  readonly full?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -38,6 +42,8 @@ export interface RunSummary {
   readonly job: string;
   readonly status: Exclude<RunStatus, 'running'>;
   readonly exitCode: number;
+  /** This run continued one that had been interrupted. */
+  readonly resumed: boolean;
   readonly durationS: number;
   readonly requests: number;
   readonly requestsByOperation: Readonly<Record<string, number>>;
@@ -68,25 +74,55 @@ function effectiveJob(opts: RunJobOptions): LoadedJob['job'] {
   );
 }
 
-function statusOf(stats: RunStats, error: unknown): Exclude<RunStatus, 'running'> {
-  if (error !== undefined) return 'failed';
-  if (stats.failedCount === 0) return 'succeeded';
-  return stats.succeededUnits === 0 ? 'failed' : 'partial';
-}
-
 const exitCodes = { succeeded: ExitCode.succeeded, partial: ExitCode.partial, failed: ExitCode.failed } as const;
+
+/** A crashed run of the same job is resumed when the job is unchanged; otherwise it is closed and a fresh run starts. */
+async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean): Promise<{ runId: string; resumed: boolean }> {
+  const { db, log } = opts;
+  const unfinished = await findUnfinishedRun(db.kysely, job.name);
+  if (unfinished && unfinished.jobHash === opts.loaded.hash && !full) {
+    log.info(`resuming run ${unfinished.runId} of job ${job.name} (started ${unfinished.startedAt.toISOString()}, interrupted)`);
+    await db.kysely.updateTable('efa.runs').set({ pid: process.pid, heartbeat_at: new Date() }).where('run_id', '=', unfinished.runId).execute();
+    return { runId: unfinished.runId, resumed: true };
+  }
+  if (unfinished) {
+    const why = full ? '--full was given' : 'the job changed since it started';
+    log.warn(`run ${unfinished.runId} of job ${job.name} was interrupted and cannot be resumed (${why}); starting a fresh run`);
+    await finishRun(db.kysely, unfinished.runId, { status: 'failed', requests: 0, stats: {}, messages: [], error: `interrupted; not resumed because ${why}` });
+  }
+  // The job as run, with credentials in URLs removed: efa.runs is read by analysts.
+  const options = JSON.parse(redactSecretsInText(JSON.stringify({ ...job, file: opts.loaded.file }))) as unknown;
+  const runId = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, options });
+  return { runId, resumed: false };
+}
 
 /** One run of a job: job -> tiles -> requests -> records -> rows -> run record. */
 export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const job = effectiveJob(opts);
   const { db, log } = opts;
+  const full = opts.full ?? false;
   const started = Date.now();
   await migrate(db);
-  // The job as run, with credentials in URLs removed: efa.runs is read by analysts.
-  const options = JSON.parse(redactSecretsInText(JSON.stringify({ ...job, file: opts.loaded.file }))) as unknown;
-  const runId = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, options });
-  log.info(`run ${runId} of job ${job.name} started`, { baseUrl: job.baseUrl, db: db.displayUrl });
+  const lock = await db.lockJob(job.name);
+  try {
+    const { runId, resumed } = await openRun(opts, job, full);
+    await lock.holds(runId);
+    log.info(`run ${runId} of job ${job.name} ${resumed ? 'resumed' : 'started'}`, { baseUrl: job.baseUrl, db: db.displayUrl });
+    return await sweepAndFinish(opts, job, runId, resumed, full, started);
+  } finally {
+    await lock.release();
+  }
+}
 
+async function sweepAndFinish(
+  opts: RunJobOptions,
+  job: LoadedJob['job'],
+  runId: string,
+  resumed: boolean,
+  full: boolean,
+  started: number,
+): Promise<RunSummary> {
+  const { db, log } = opts;
   const scheduler = createRequestScheduler({
     requestsPerSecond: job.rateLimit.requestsPerSecond,
     concurrency: job.rateLimit.concurrency,
@@ -101,6 +137,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const client = createEfaClient({ baseUrl: job.baseUrl, transport: opts.transport ?? createFetchTransport(), scheduler });
   const stats = new RunStats();
   const progress = new Progress(log, { requests: () => scheduler.requestsSent }, opts.progress ?? 'off');
+  const finished = new Map<string, Set<string>>();
+  if (resumed) for (const op of ['opArea', 'servingLines', 'addInfo', 'stopFinder']) finished.set(op, await finishedUnits(db.kysely, runId, op));
   const ctx: SweepContext = {
     db,
     runId,
@@ -114,13 +152,29 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     today: opts.today ?? new Date().toISOString().slice(0, 10),
     write: createWriteQueue(),
     messages: new Map(),
+    finished,
+    full,
   };
+  const before = await db.kysely.selectFrom('efa.runs').select('requests').where('run_id', '=', runId).executeTakeFirstOrThrow();
 
   let failure: unknown;
+  let known = 0;
   progress.start();
   try {
     await sweepOpArea(ctx);
-    await sweepCoord(ctx, job.sweeps.coord ? initialCoordTiles(ctx.region) : []);
+    if (job.sweeps.coord) {
+      let tiles: Tile[];
+      if (resumed) {
+        tiles = await pendingTiles(db.kysely, runId);
+      } else {
+        const plan = await planCoordTiles(db.kysely, job.sweeps.coord, ctx.region, full);
+        tiles = plan.tiles;
+        known = plan.known;
+        await recordTiles(db.kysely, runId, tiles.map(pendingRecord));
+      }
+      log.info(`coordInfo: ${tiles.length} ${resumed ? 'pending tiles left' : known > 0 ? `tiles planned from ${known} known pins` : 'tile(s) to start from'}`);
+      await sweepCoord(ctx, tiles);
+    }
     await sweepStopFinder(ctx);
     await sweepServingLines(ctx);
     await sweepAddInfo(ctx);
@@ -131,23 +185,45 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     progress.stop();
   }
 
-  const status = statusOf(stats, failure);
+  const failedUnits = await db.kysely
+    .selectFrom('efa.run_tiles')
+    .select(['operation', 'tile_id', 'error'])
+    .where('run_id', '=', runId)
+    .where('status', '=', 'failed')
+    .execute();
+  const doneUnits = await db.kysely.selectFrom('efa.run_tiles').select(db.kysely.fn.countAll<number>().as('n')).where('run_id', '=', runId).where('status', 'in', ['done', 'capped']).executeTakeFirst();
+  const status: Exclude<RunStatus, 'running'> =
+    failure !== undefined ? 'failed' : failedUnits.length === 0 ? 'succeeded' : Number(doneUnits?.n ?? 0) === 0 ? 'failed' : 'partial';
   const schedulerStats: SchedulerStats = scheduler.stats();
+  const requests = before.requests + schedulerStats.requestsSent;
   const messages = [...ctx.messages.values()];
-  const error = failure !== undefined ? errorText(failure) : stats.failedCount > 0 ? `${stats.failedCount} unit(s) failed after retries` : undefined;
-  await finishRun(db.kysely, runId, { status, requests: schedulerStats.requestsSent, stats: stats.toJSON(), messages, error });
+  const error =
+    failure !== undefined ? errorText(failure) : failedUnits.length > 0 ? `${failedUnits.length} unit(s) failed after retries` : undefined;
+  // Deletions, the statistics and the run's end commit together: a crash here leaves the run
+  // "running", and the resumed run finalises it exactly once.
+  const relations = await db.kysely.transaction().execute(async (trx) => {
+    if (status !== 'failed') await markGone(trx, ctx);
+    const rel = await runStats(trx, runId);
+    failpoint('finalise');
+    const all = { ...rel, _units: stats.units, _rejects: stats.rejects, _failures: failedUnits.slice(0, 50), _capped: stats.capped.slice(0, 50) };
+    await finishRun(trx, runId, { status, requests, stats: all, messages, error });
+    return rel;
+  });
+  await pruneSeen(db.kysely, job.name);
+  const statsJson: Record<string, unknown> = { ...relations, _units: stats.units, _rejects: stats.rejects };
   return {
     runId,
     job: job.name,
     status,
-    exitCode: exitCodes[status],
+    exitCode: failure !== undefined && isFatal(failure) ? ExitCode.usage : exitCodes[status],
+    resumed,
     durationS: Math.round((Date.now() - started) / 100) / 10,
-    requests: schedulerStats.requestsSent,
+    requests,
     requestsByOperation: schedulerStats.requestsByOperation,
     retries: schedulerStats.retries,
-    stats: stats.toJSON(),
+    stats: statsJson,
     ...(job.sweeps.coord ? { coord: await coordFloor(ctx, schedulerStats, job.sweeps.coord.maxPerRequest) } : {}),
-    failures: stats.failures,
+    failures: failedUnits.map((f) => ({ operation: f.operation, unit: f.tile_id, error: f.error ?? '' })),
     capped: stats.capped,
     messages,
     db: db.displayUrl,

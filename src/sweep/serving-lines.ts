@@ -8,13 +8,24 @@ import { runUnit } from './unit.js';
 
 const stopPage = 500;
 
-/** Stops this run has seen, a page at a time, so a million-pin region is never held in memory. */
-async function* sweptStops(ctx: SweepContext): AsyncGenerator<string[]> {
+/**
+ * Stops this run has seen whose lines are due, a page at a time (a million-pin region is never
+ * held in memory): every stop with `--full`; otherwise stops that are new or changed in this run,
+ * that never had their lines fetched, and the rolling share `hash(stop) mod N = night mod N`, so
+ * every stop is refreshed within `refreshEveryNights` nights.
+ */
+async function* dueStops(ctx: SweepContext, everyNights: number, night: number): AsyncGenerator<string[]> {
   let after = '';
+  const all = ctx.full || everyNights <= 1;
   for (;;) {
     const page = await sql<{ id: string }>`
       SELECT p.id FROM efa.run_seen s JOIN efa.pins p ON p.pin_key = s.key
       WHERE s.run_id = ${ctx.runId}::bigint AND s.relation = 'pins' AND p.type = 'STOP' AND p.id IS NOT NULL AND p.id > ${after}
+        AND (${all}::boolean OR p.changed_run = ${ctx.runId}::bigint
+             OR NOT EXISTS (SELECT 1 FROM efa.run_tiles t JOIN efa.runs r ON r.run_id = t.run_id
+                            WHERE t.operation = 'servingLines' AND t.tile_id = 'stop:' || p.id AND t.status = 'done'
+                              AND r.job_name = ${ctx.job.name})
+             OR mod(hashtext(p.id)::bigint + 2147483648, ${everyNights}::bigint) = ${night % everyNights}::bigint)
       ORDER BY p.id LIMIT ${stopPage}`.execute(ctx.db.kysely);
     if (page.rows.length === 0) return;
     yield page.rows.map((r) => r.id);
@@ -32,7 +43,9 @@ export async function sweepServingLines(ctx: SweepContext): Promise<void> {
   ctx.progress.phase('servingLines');
   const common = { lineReqType: cfg.lineReqType };
   if (cfg.forStops) {
-    for await (const stops of sweptStops(ctx)) {
+    const night = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM efa.runs WHERE job_name = ${ctx.job.name} AND run_id < ${ctx.runId}::bigint`.execute(ctx.db.kysely);
+    for await (const stops of dueStops(ctx, cfg.refreshEveryNights, night.rows[0]?.n ?? 0)) {
       ctx.progress.addTotal(stops.length);
       await drainQueue(stops, ctx.job.rateLimit.concurrency, async (stopId) => {
         await runUnit(

@@ -3,7 +3,8 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { EfaResult } from '../efa/index.js';
 import { insertRejects } from '../db/rejects.js';
-import { errorText, keepMessages, type SweepContext } from './context.js';
+import { errorText, isFatal, keepMessages, type SweepContext } from './context.js';
+import { failpoint } from '../util/failpoint.js';
 
 export interface Unit {
   readonly operation: string;
@@ -23,6 +24,10 @@ export async function runUnit<T>(
   fetch: () => Promise<EfaResult<T>>,
   store: (trx: Transaction<Database>, result: EfaResult<T>) => Promise<void>,
 ): Promise<boolean> {
+  if (ctx.finished.get(unit.operation)?.has(unit.id)) {
+    ctx.progress.unitDone();
+    return true;
+  }
   const started = Date.now();
   const progress = (status: TileRecord['status'], attempts: number, hits: number, error?: string): TileRecord => ({
     operation: unit.operation,
@@ -39,6 +44,7 @@ export async function runUnit<T>(
   try {
     result = await fetch();
   } catch (error) {
+    if (isFatal(error)) throw error;
     const message = errorText(error);
     ctx.log.warn(`${unit.operation} ${unit.id} failed: ${message}`);
     await ctx.write(() => recordTiles(ctx.db.kysely, ctx.runId, [progress('failed', 0, 0, message)]));
@@ -52,6 +58,7 @@ export async function runUnit<T>(
       await store(trx, result);
       ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
       await recordTiles(trx, ctx.runId, [progress('done', result.attempts, result.records.length)]);
+      failpoint('unit-commit');
     }),
   );
   ctx.stats.addUnit(unit.operation, 'done');
