@@ -1,11 +1,52 @@
+/**
+ * EFA's rapidJSON (`outputFormat=rapidJSON`), rendered from the same neutral results as the json
+ * dialect, so a sweep in either dialect yields the same tables. Shapes follow the public samples
+ * (TfNSW coord/stop_finder/add_info, NVBW stop finder, VVS serving lines); OpArea has no public
+ * sample and keeps the efa-api.md shape inside the rapidJSON envelope.
+ */
 import type { Dialect } from './efa-json.js';
+import { rapidInfos } from './rapid/infos.js';
+import { rapidCoordLocations, rapidStopFinderLocations } from './rapid/locations.js';
 
-/** rapidJSON (`outputFormat=rapidJSON`). Not written yet. */
-export const rapidJson: Dialect = notYet("rapidjson");
+/** Every rapidJSON answer starts with the server's version (and, at NVBW, its systemMessages). */
+const envelope = (body: Record<string, unknown>): Record<string, unknown> => ({
+  version: '10.6.21.17-sim',
+  systemMessages: [],
+  ...body,
+});
 
-function notYet(name: string): Dialect {
-  const fail = (): never => {
-    throw new Error(`the simulator does not speak the ${name} dialect yet`);
-  };
-  return { coord: fail, stopFinder: fail, servingLines: fail, addInfo: fail, opArea: fail, error: (status, message) => ({ error: { status, message } }) };
-}
+export const rapidJson: Dialect = {
+  coord: (r) => envelope({ locations: rapidCoordLocations(r) }),
+  stopFinder: (r) => envelope({ locations: rapidStopFinderLocations(r) }),
+  servingLines: (r) =>
+    envelope({
+      lines: r.lines.map((l) => ({
+        // VVS (EFA 10.2) appends a sixth element to the canonical id; the client cuts it again.
+        id: `${l.id}:1`,
+        name: l.name,
+        disassembledName: l.number,
+        number: l.number,
+        product: { class: l.mot },
+        operator: { name: l.operator },
+        destination: { name: l.direction, type: 'stop' },
+        properties: { network: l.network },
+      })),
+    }),
+  addInfo: (r) => envelope({ infos: rapidInfos(r) }),
+  opArea: (r) =>
+    envelope({
+      providers: r.providers.map((p) => ({
+        id: p.id,
+        name: p.name,
+        vehicleType: p.vehicleType,
+        areas: p.areas.map((a) => ({
+          id: a.id,
+          name: a.name,
+          ...(r.withGeometry ? { polygon: a.polygon.map(([lat, lon]) => [lat, lon]) } : {}),
+        })),
+      })),
+    }),
+  // EFA reports failures as systemMessages of type error; the TfNSW gateway adds `error.message`.
+  error: (status, message) =>
+    envelope({ systemMessages: [{ type: 'error', module: 'SIM', code: -status, text: message }], error: { status, message } }),
+};

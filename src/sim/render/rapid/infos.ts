@@ -1,0 +1,59 @@
+/**
+ * rapidJSON AddInfo, shaped like the TfNSW sample: `infos.current[]` with `timestamps.validity[]`,
+ * `infoLinks[]` (subtitle, content, urlText), `priority` and `affected.lines[]`/`affected.stops[]`,
+ * plus the `infos.affected` aggregate.
+ *
+ * The neutral result does not say whether a notice is current or past, so every notice is written
+ * under `current` and `historic` stays empty; a `filterPublicationStatus=history` answer therefore
+ * lists its notices under `current` too.
+ */
+import type { AddInfoResult } from '../../ops/addinfo.js';
+import type { Notice } from '../../types.js';
+
+/** The deployment's offset; days are written as local midnight and end of day. */
+const OFFSET = '+01:00';
+
+/** A notice's line key is `network:line:supplement:direction`; TfNSW ids end in an empty project. */
+const affectedLine = (key: string): Record<string, unknown> => ({ id: `${key}:` });
+const affectedStop = (id: string): Record<string, unknown> => ({ id, type: 'stop' });
+
+function info(n: Notice): Record<string, unknown> {
+  const validity = { from: `${n.validFrom}T00:00:00${OFFSET}`, to: `${n.validTo}T23:59:59${OFFSET}` };
+  const url = `https://sim.invalid/alerts/${encodeURIComponent(n.id)}`;
+  return {
+    type: n.type,
+    id: n.id,
+    version: 1,
+    priority: n.severity,
+    timestamps: {
+      creation: `${n.publishedAt}T08:00:00${OFFSET}`,
+      lastModification: `${n.publishedAt}T08:00:00${OFFSET}`,
+      availability: { ...validity },
+      validity: [validity],
+    },
+    infoLinks: [{ urlText: n.title, url, content: n.text, subtitle: n.title, smsText: n.title }],
+    subtitle: n.title,
+    content: n.text,
+    url,
+    urlText: n.title,
+    properties: {
+      source: { id: n.sourceSystem, name: n.sourceSystem, type: 'EFA' },
+      providerCode: n.providerCode,
+      smsText: n.title,
+    },
+    affected: {
+      lines: n.lines.map(affectedLine),
+      ...(n.stops.length > 0 ? { stops: n.stops.map(affectedStop) } : {}),
+    },
+  };
+}
+
+export function rapidInfos(r: AddInfoResult): Record<string, unknown> {
+  const lines = [...new Set(r.infos.flatMap((n) => n.lines))];
+  const stops = [...new Set(r.infos.flatMap((n) => n.stops))];
+  return {
+    current: r.infos.map(info),
+    historic: [],
+    affected: { lines: lines.map(affectedLine), stops: stops.map(affectedStop) },
+  };
+}
