@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
 import { startSimulator } from '../sim/index.js';
+import { writeRunReport } from '../report/index.js';
 import { runJob } from '../sweep/run.js';
 import { formatTable } from '../util/table.js';
 import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
@@ -38,6 +39,7 @@ export function registerDemo(program: Command): void {
           const row = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(`efa.${r}`)}`.execute(db.kysely);
           counts.push([`efa.${r}`, String(row.rows[0]?.n ?? 0)]);
         }
+        const report = await writeRunReport(db, summary.runId, '.efa-sync/report.html');
         const top = await sql<{ name: string; lines: number }>`${sql.raw(exampleQuery.replace(/;$/, ''))}`.execute(db.kysely);
         const out = [
           '',
@@ -50,6 +52,7 @@ export function registerDemo(program: Command): void {
           exampleQuery,
           '',
           formatTable(['stop', 'lines'], top.rows.map((r) => [r.name, String(r.lines)])),
+          `report of this run (offline HTML with a map): ${report.file}`,
         ];
         process.stdout.write(`${out.join('\n')}\n`);
       }

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DIALECT_NAMES, dialectFor, type DialectName } from '../efa/dialects/index.js';
 import { createEfaClient } from '../efa/index.js';
 import { ConfigError } from '../errors.js';
 import { createFetchTransport, createRequestScheduler } from '../http/index.js';
@@ -7,6 +8,7 @@ import { addOutputOptions, loggerFor, positiveNumber, type CommonOptions } from 
 
 interface LookupOptions extends CommonOptions {
   max: number;
+  dialect: DialectName;
 }
 
 export function registerLookup(program: Command): void {
@@ -14,7 +16,8 @@ export function registerLookup(program: Command): void {
     .command('lookup <text>')
     .description('StopFinder from the command line: print matching stops with their ids')
     .option('--base-url <url>', 'EFA base URL (default $EFA_BASE_URL)')
-    .option('--max <n>', 'at most this many hits', positiveNumber('--max'), 20);
+    .option('--max <n>', 'at most this many hits', positiveNumber('--max'), 20)
+    .addOption(new Option('--dialect <dialect>', 'response dialect of the deployment').choices([...DIALECT_NAMES]).default('json'));
   addOutputOptions(cmd).action(async (text: string, opts: LookupOptions) => {
     const baseUrl = opts.baseUrl ?? process.env['EFA_BASE_URL'];
     if (!baseUrl) throw new ConfigError('lookup needs --base-url or $EFA_BASE_URL (e.g. http://127.0.0.1:8080/efa)', 'base-url');
@@ -23,6 +26,7 @@ export function registerLookup(program: Command): void {
       baseUrl,
       transport: createFetchTransport(),
       scheduler: createRequestScheduler({ requestsPerSecond: 2, concurrency: 1, retries: 2, timeoutMs: 15_000 }),
+      dialect: dialectFor(opts.dialect),
     });
     const result = await client.stopFinder({ type: 'any', name: text, anyMaxSizeHitList: opts.max });
     const hits = [...result.records].sort((a, b) => Number(b.isBest) - Number(a.isBest) || b.matchQuality - a.matchQuality);

@@ -7,7 +7,8 @@ import { registerDemo } from './demo.js';
 import { registerLookup } from './lookup.js';
 import { registerMigrate } from './migrate.js';
 import { registerPlan } from './plan.js';
-import { registerPlanned } from './planned.js';
+import { registerReport } from './report.js';
+import { registerGrantReader } from './grant-reader.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
 import { registerSim } from './sim.js';
@@ -24,7 +25,8 @@ registerMigrate(program);
 registerRuns(program);
 registerSim(program);
 registerLookup(program);
-registerPlanned(program);
+registerReport(program);
+registerGrantReader(program);
 registerDemo(program);
 
 try {

@@ -1,4 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DIALECT_NAMES, type DialectName } from '../efa/dialects/index.js';
+import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
 import { runJob, type RunSummary } from '../sweep/run.js';
@@ -6,6 +8,8 @@ import type { Logger } from '../util/log.js';
 import { addDbOption, addOutputOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
 
 interface RunOptions extends CommonOptions {
+  dialect?: DialectName;
+  metricsFile?: string;
   rps?: number;
   concurrency?: number;
   full?: boolean;
@@ -36,7 +40,9 @@ export function registerRun(program: Command): void {
     .option('--base-url <url>', "override the job's baseUrl (default $EFA_BASE_URL)")
     .option('--rps <n>', "override the job's requestsPerSecond", positiveNumber('--rps'))
     .option('--concurrency <n>', "override the job's concurrency", positiveNumber('--concurrency'))
-    .option('--full', 'ignore incremental state and sweep everything');
+    .option('--full', 'ignore incremental state and sweep everything')
+    .addOption(new Option('--dialect <dialect>', "override the job's response dialect").choices([...DIALECT_NAMES]))
+    .option('--metrics-file <path>', 'write Prometheus text-format metrics of the run (node_exporter textfile collector)');
   addOutputOptions(addDbOption(cmd)).action(async (jobArg: string, opts: RunOptions) => {
     const log = loggerFor(opts);
     const loaded = await loadJob(jobArg);
@@ -50,10 +56,15 @@ export function registerRun(program: Command): void {
         requestsPerSecond: opts.rps,
         concurrency: opts.concurrency,
         full: opts.full ?? false,
+        dialect: opts.dialect,
         progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
       });
       if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       else printRunSummary(summary, log);
+      if (opts.metricsFile) {
+        const previous = await readLastSuccess(opts.metricsFile, summary.job);
+        await writeMetricsFile(opts.metricsFile, renderPrometheusMetrics(summary, summary.job, previous === undefined ? {} : { previousLastSuccessS: previous }));
+      }
       process.exitCode = summary.exitCode;
     } finally {
       await db.close();

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { LINE_REQ_TYPES, OBJECT_TYPES, PARKING_OBJECT_TYPES, type LineReqType, type ParkingObjectType } from '../efa/index.js';
 import { addInfoSchema } from '../efa/request/add-info.js';
+import { DIALECT_NAMES } from '../efa/dialects/index.js';
+import { OPERATIONS } from '../efa/operations.js';
 import { OPAREA_VEHICLE_KINDS } from '../efa/request/op-area.js';
 
 /**
@@ -107,6 +109,12 @@ export const sweepsSchema = z.strictObject({
   stopFinder: z.strictObject({ names: z.array(z.string().min(1)).min(1) }).optional(),
 });
 
+/**
+ * A header value is read from the environment at run time (`{ "env": "EFA_API_TOKEN" }`), so a job
+ * file never holds a secret; a literal is allowed for harmless headers (`Accept-Language`).
+ */
+const headerValueSchema = z.union([z.string(), z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name') })]);
+
 export const jobSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'name: letters, digits, _ . - (at most 63)'),
   description: z.string().optional(),
@@ -114,6 +122,11 @@ export const jobSchema = z.strictObject({
   region: regionSchema,
   rateLimit: rateLimitSchema,
   sweeps: sweepsSchema,
+  /** Response dialect of the deployment: json (efa-api.md), legacy (outputFormat=JSON), rapidjson, or auto. */
+  dialect: z.enum(DIALECT_NAMES).default('json'),
+  /** Operation paths of a gateway, e.g. { "coordInfo": "v1/tp/coord" }. */
+  paths: z.partialRecord(z.enum(OPERATIONS), z.string().min(1)).optional(),
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name'), headerValueSchema).optional(),
 });
 
 /** What a job file may say (defaults not yet applied). */

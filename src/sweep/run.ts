@@ -2,7 +2,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { createRun, findUnfinishedRun, finishedUnits, finishRun, pendingTiles, recordTiles, type RunStatus } from '../db/runs.js';
+import { dialectFor, type AutoDialect, type DialectName } from '../efa/dialects/index.js';
 import { createEfaClient, type ServerMessage } from '../efa/index.js';
+import { refreshAnalystViews } from '../db/views.js';
+import { ConfigError } from '../errors.js';
 import { ExitCode } from '../errors.js';
 import { createFetchTransport, createRequestScheduler, type SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
@@ -32,6 +35,8 @@ export interface RunJobOptions {
   /** The run date, YYYY-MM-DD (default: today, UTC). */
   readonly today?: string;
   readonly transport?: Transport;
+  /** Overrides the job's dialect (`--dialect`). */
+  readonly dialect?: DialectName | undefined;
   /** Ignore incremental state: plan tiles from scratch, refetch every stop's lines, never resume. */
   readonly full?: boolean;
   readonly signal?: AbortSignal;
@@ -40,6 +45,8 @@ export interface RunJobOptions {
 export interface RunSummary {
   readonly runId: string;
   readonly job: string;
+  /** The response dialect the run read (for `auto`, the one detected). */
+  readonly dialect: string;
   readonly status: Exclude<RunStatus, 'running'>;
   readonly exitCode: number;
   /** This run continued one that had been interrupted. */
@@ -64,6 +71,7 @@ function effectiveJob(opts: RunJobOptions): LoadedJob['job'] {
     {
       ...job,
       baseUrl: opts.baseUrl ?? job.baseUrl,
+      dialect: opts.dialect ?? job.dialect,
       rateLimit: {
         ...job.rateLimit,
         requestsPerSecond: opts.requestsPerSecond ?? job.rateLimit.requestsPerSecond,
@@ -134,7 +142,18 @@ async function sweepAndFinish(
       if (e.kind === 'rate') log.info(`rate ${e.reason === 'backoff' ? 'lowered' : 'raised'} to ${e.requestsPerSecond.toFixed(2)} req/s`);
     },
   });
-  const client = createEfaClient({ baseUrl: job.baseUrl, transport: opts.transport ?? createFetchTransport(), scheduler });
+  const dialect = dialectFor(job.dialect);
+  const headers = resolveHeaders(job.headers ?? {});
+  const client = createEfaClient({
+    baseUrl: job.baseUrl,
+    transport: opts.transport ?? createFetchTransport(),
+    scheduler,
+    dialect,
+    headers,
+    ...(job.paths ? { paths: job.paths } : {}),
+    // Header values may be credentials: never in messages, whatever the header is called.
+    secretNames: Object.keys(headers),
+  });
   const stats = new RunStats();
   const progress = new Progress(log, { requests: () => scheduler.requestsSent }, opts.progress ?? 'off');
   const finished = new Map<string, Set<string>>();
@@ -196,6 +215,8 @@ async function sweepAndFinish(
     failure !== undefined ? 'failed' : failedUnits.length === 0 ? 'succeeded' : Number(doneUnits?.n ?? 0) === 0 ? 'failed' : 'partial';
   const schedulerStats: SchedulerStats = scheduler.stats();
   const requests = before.requests + schedulerStats.requestsSent;
+  const dialectUsed = 'chosen' in dialect ? ((dialect as AutoDialect).chosen?.name ?? 'auto (no answer)') : dialect.name;
+  if (job.dialect === 'auto') log.info(`dialect detected: ${dialectUsed}`);
   const messages = [...ctx.messages.values()];
   const error =
     failure !== undefined ? errorText(failure) : failedUnits.length > 0 ? `${failedUnits.length} unit(s) failed after retries` : undefined;
@@ -205,15 +226,26 @@ async function sweepAndFinish(
     if (status !== 'failed') await markGone(trx, ctx);
     const rel = await runStats(trx, runId);
     failpoint('finalise');
-    const all = { ...rel, _units: stats.units, _rejects: stats.rejects, _failures: failedUnits.slice(0, 50), _capped: stats.capped.slice(0, 50) };
+    const all = {
+      ...rel,
+      _dialect: dialectUsed,
+      _requests: schedulerStats.requestsByOperation,
+      _retries: schedulerStats.retries,
+      _units: stats.units,
+      _rejects: stats.rejects,
+      _failures: failedUnits.slice(0, 50),
+      _capped: stats.capped.slice(0, 50),
+    };
     await finishRun(trx, runId, { status, requests, stats: all, messages, error });
     return rel;
   });
   await pruneSeen(db.kysely, job.name);
+  await refreshAnalystViews(db);
   const statsJson: Record<string, unknown> = { ...relations, _units: stats.units, _rejects: stats.rejects };
   return {
     runId,
     job: job.name,
+    dialect: dialectUsed,
     status,
     exitCode: failure !== undefined && isFatal(failure) ? ExitCode.usage : exitCodes[status],
     resumed,
@@ -239,4 +271,19 @@ async function coordFloor(ctx: SweepContext, s: SchedulerStats, max: number): Pr
   const requests = s.requestsByOperation['coordInfo'] ?? 0;
   const floor = Math.max(1, Math.ceil(pins / max));
   return { requests, pins, floor, ratio: Math.round((requests / floor) * 100) / 100 };
+}
+
+/** Header values from the environment; a missing variable is a configuration error naming it. */
+function resolveHeaders(spec: Readonly<Record<string, string | { env: string }>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(spec)) {
+    if (typeof value === 'string') {
+      out[name] = value;
+      continue;
+    }
+    const fromEnv = process.env[value.env];
+    if (fromEnv === undefined || fromEnv === '') throw new ConfigError(`headers.${name}: environment variable ${value.env} is not set`, `headers.${name}`);
+    out[name] = fromEnv;
+  }
+  return out;
 }

@@ -42,10 +42,16 @@ export const jsonDialect: Dialect = {
  */
 function detect(body: unknown): boolean {
   if (!isObject(body)) return false;
+  // Legacy answers carry a `parameters` header and name/value lists; rapidJSON a `version`.
+  if (Array.isArray(body['parameters']) || 'version' in body) return false;
   return OPERATIONS.some((operation) => {
     const list = body[LIST_KEYS[operation]];
     if (!Array.isArray(list)) return false;
     const first: unknown = list[0];
-    return !isObject(first) || !Array.isArray(first['coord']);
+    if (first === undefined) return true;
+    if (!isObject(first)) return false;
+    // A documented pin or location has an object `coord`; legacy pins have `coords` text instead.
+    if (operation === 'coordInfo' || operation === 'stopFinder') return isObject(first['coord']) || first['coord'] === undefined && !('coords' in first);
+    return true;
   });
 }

@@ -1,0 +1,55 @@
+/** The example queries of docs/schema.md; the schema-docs test runs each one on both databases. */
+export interface ExampleQuery {
+  readonly title: string;
+  readonly sql: string;
+}
+
+export const exampleQueries: readonly ExampleQuery[] = [
+  {
+    title: 'Stops inside each operating area',
+    sql: `SELECT a.provider_id, a.area_id, a.name, count(s.pin_key) AS stops
+FROM efa.operating_areas a
+LEFT JOIN efa.stops s ON s.deleted_at IS NULL AND ST_Intersects(a.geom, s.geom)
+WHERE a.deleted_at IS NULL
+GROUP BY a.area_key, a.provider_id, a.area_id, a.name
+ORDER BY stops DESC, a.area_key;`,
+  },
+  {
+    title: 'Lines per stop',
+    sql: `SELECT s.stop_id, s.name, count(*) AS line_count, array_agg(DISTINCT l.name ORDER BY l.name) AS lines
+FROM efa.stops s
+JOIN efa.stop_lines sl ON sl.stop_id = s.stop_id AND sl.deleted_at IS NULL
+JOIN efa.lines l ON l.line_key = sl.line_key
+WHERE s.deleted_at IS NULL
+GROUP BY s.stop_id, s.name
+ORDER BY line_count DESC, s.name;
+-- or, precomputed at the end of each run: SELECT * FROM efa.stop_summary ORDER BY line_count DESC;`,
+  },
+  {
+    title: 'Notices valid today, with the lines they name',
+    sql: `SELECT notice_id, type, severity, title, valid_from, valid_to, line_names
+FROM efa.active_notices
+ORDER BY valid_to NULLS LAST, notice_id;`,
+  },
+  {
+    title: 'What changed last night',
+    sql: `-- per relation, for each job's latest finished run
+SELECT c.*
+FROM efa.changes_per_run c
+WHERE c.run_id IN (SELECT DISTINCT ON (job_name) run_id FROM efa.runs
+                   WHERE status IN ('succeeded', 'partial') ORDER BY job_name, started_at DESC)
+ORDER BY c.job_name, c.relation;
+-- the rows themselves, for the last 24 hours
+SELECT c.relation, c.op, c.detail, c.key, r.job_name, c.at
+FROM efa.changes c JOIN efa.runs r ON r.run_id = c.run_id
+WHERE c.at >= now() - interval '1 day'
+ORDER BY c.relation, c.op, c.key;`,
+  },
+  {
+    title: 'Where the latest sweep may have missed objects',
+    sql: `SELECT job_name, tile_id, status, hits, attempts, error, last_fetched_at
+FROM efa.tile_coverage
+WHERE capped OR failed OR status = 'pending'
+ORDER BY job_name, tile_id;`,
+  },
+];

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { dbUrlFrom, openDb } from '../db/index.js';
+import { grantReader, validateRoleName } from '../db/grant.js';
+import { ConfigError } from '../errors.js';
+import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
+
+interface GrantReaderCliOptions extends CommonOptions {
+  login?: boolean;
+}
+
+/**
+ * `efa-sync grant-reader <role>`: a read-only role for analysts on schema efa. It does not migrate:
+ * objects it created would belong to whoever runs it (often an administrator), not to the ETL role.
+ */
+export function registerGrantReader(program: Command): void {
+  const cmd = program
+    .command('grant-reader <role>')
+    .description('create or update a read-only role for analysts: USAGE on schema efa, SELECT on its tables and views, now and later')
+    .option('--login', 'let the role log in, with the password taken from $EFA_READER_PASSWORD (never from an argument)');
+  addOutputOptions(addDbOption(cmd)).action(async (role: string, opts: GrantReaderCliOptions) => {
+    const log = loggerFor(opts);
+    validateRoleName(role);
+    const password = opts.login ? process.env['EFA_READER_PASSWORD'] : undefined;
+    if (opts.login && !password) {
+      throw new ConfigError('--login: set the password in $EFA_READER_PASSWORD (it is never taken from an argument or a file)', 'EFA_READER_PASSWORD');
+    }
+    const db = await openDb(dbUrlFrom(opts.db));
+    try {
+      if (db.kind === 'pglite') log.warn('PGlite has a single user: the role takes effect only where this data is served by a PostgreSQL server');
+      const result = await grantReader(db, role, { login: opts.login === true, password });
+      const summary = { db: db.displayUrl, ...result };
+      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else {
+        log.info(
+          `${result.created ? 'created' : 'updated'} role ${result.role} (${result.login ? 'LOGIN, password set' : result.created ? 'NOLOGIN' : 'login unchanged'}): ` +
+            `USAGE on schema efa, SELECT on all its tables and views, and on future tables created by ${result.defaultsFor.join(', ')}`,
+        );
+      }
+    } finally {
+      await db.close();
+    }
+  });
+}

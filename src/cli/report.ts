@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { writeRunReport } from '../report/index.js';
+import { addDbOption, openMigratedDb, type CommonOptions } from './common.js';
+
+interface ReportOptions extends CommonOptions {
+  run?: string;
+  out: string;
+}
+
+/** `efa-sync report`: one self-contained HTML file of a run, with its map. */
+export function registerReport(program: Command): void {
+  const cmd = program
+    .command('report')
+    .description('write one offline HTML report of a run (summary, request rate, rows, failed tiles, map)')
+    .option('--run <id>', 'the run to report (default: the latest run)')
+    .option('--out <file>', 'the HTML file to write', 'report.html');
+  addDbOption(cmd).action(async (opts: ReportOptions) => {
+    const db = await openMigratedDb(opts);
+    try {
+      const r = await writeRunReport(db, opts.run, opts.out);
+      process.stdout.write(`report of run ${r.runId} written to ${r.file} (${Math.ceil(r.bytes / 1024)} KiB)\n`);
+    } finally {
+      await db.close();
+    }
+  });
+}

@@ -1,0 +1,44 @@
+import type { Dialect } from '../dialect.js';
+import { ShapeMismatch } from '../parse/common.js';
+import { jsonDialect } from './json.js';
+import { legacyDialect } from './legacy.js';
+import { rapidJsonDialect } from './rapidjson.js';
+
+/** Most specific first: the json shapes are the loosest, so they are tried last. */
+const candidates: readonly Dialect[] = [rapidJsonDialect, legacyDialect, jsonDialect];
+
+export interface AutoDialect extends Dialect {
+  /** The dialect the first answer was in, once there was one. */
+  readonly chosen: Dialect | undefined;
+}
+
+/**
+ * `auto`: asks like the legacy profile (outputFormat=JSON with coordOutputFormat, which every
+ * deployment understands) and reads each answer in whichever dialect it is in; the first answer's
+ * dialect is remembered for the run record.
+ */
+export function createAutoDialect(): AutoDialect {
+  let chosen: Dialect | undefined;
+  const pick = (body: unknown): Dialect => {
+    const found = (chosen?.detect(body) ? chosen : undefined) ?? candidates.find((d) => d.detect(body));
+    if (!found) throw new ShapeMismatch([], 'the answer is in none of the known dialects (json, legacy, rapidjson)');
+    chosen ??= found;
+    return found;
+  };
+  return {
+    name: 'auto',
+    get chosen() {
+      return chosen;
+    },
+    extraParams: (operation) => legacyDialect.extraParams(operation),
+    parse: {
+      coordInfo: (body) => pick(body).parse.coordInfo(body),
+      stopFinder: (body) => pick(body).parse.stopFinder(body),
+      servingLines: (body) => pick(body).parse.servingLines(body),
+      addInfo: (body) => pick(body).parse.addInfo(body),
+      opArea: (body) => pick(body).parse.opArea(body),
+    },
+    messages: (body) => (candidates.find((d) => d.detect(body)) ?? jsonDialect).messages(body),
+    detect: (body) => candidates.some((d) => d.detect(body)),
+  };
+}

@@ -1,0 +1,25 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Db } from '../db/connect.js';
+import { renderReportHtml } from './html.js';
+import { loadReportData } from './queries.js';
+
+export { renderReportHtml } from './html.js';
+export { loadReportData, RunNotFoundError, type ReportData } from './queries.js';
+export { renderPrometheusMetrics, writeMetricsFile } from './metrics.js';
+
+export interface WrittenReport {
+  readonly file: string;
+  readonly runId: string;
+  readonly bytes: number;
+}
+
+/** Writes the offline HTML report of run `runId` (default: the latest run) to `outFile`. */
+export async function writeRunReport(db: Db, runId: string | undefined, outFile: string): Promise<WrittenReport> {
+  const data = await loadReportData(db, runId);
+  const html = renderReportHtml(data);
+  const file = resolve(outFile);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, html, 'utf8');
+  return { file, runId: data.run.runId, bytes: Buffer.byteLength(html, 'utf8') };
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { RunSummary } from '../sweep/run.js';
+
+/**
+ * The run summary in the Prometheus text exposition format, for node_exporter's textfile
+ * collector (`--metrics-file`). Every sample carries `job`. Metrics:
+ *
+ * - `efa_sync_run_status{job,status}`: 1 for the run's status, 0 for the two others
+ *   (`succeeded`, `partial`, `failed`), so `efa_sync_run_status{status="succeeded"} == 0` alerts.
+ * - `efa_sync_run_exit_code{job}`: the CLI exit code (0 succeeded, 1 failed, 3 partial).
+ * - `efa_sync_run_id`, `efa_sync_run_duration_seconds`, `efa_sync_run_last_timestamp_seconds` (when it ended).
+ * - `efa_sync_run_last_success_timestamp_seconds{job}`: when this run succeeded, its end; after a
+ *   run that did not, the previous value when the caller passes it (see `readLastSuccess`), else absent.
+ * - `efa_sync_requests_total{job,operation}`, `efa_sync_request_retries_total{job}`: requests of the run.
+ * - `efa_sync_units{job,operation,status}`: units of work (tiles, stops, circles) by outcome:
+ *   done, split, capped, failed. A failed unit failed after all its retries.
+ * - `efa_sync_rows{job,relation,op}`: rows inserted, updated, deleted, unchanged per relation.
+ * - `efa_sync_rejects{job}`, and `efa_sync_coord_request_floor_ratio{job}` (CoordInfo requests over
+ *   the physical floor) when CoordInfo was swept.
+ *
+ * The `_total` series count one run, not the process lifetime: they start again at each run,
+ * which Prometheus reads as a counter reset.
+ */
+export function renderPrometheusMetrics(
+  summary: RunSummary,
+  job: string,
+  opts: { readonly now?: Date; readonly previousLastSuccessS?: number } = {},
+): string {
+  const nowS = Math.round((opts.now ?? new Date()).getTime() / 1000);
+  const out: string[] = [];
+  const metric = (name: string, type: 'gauge' | 'counter', help: string, samples: readonly (readonly [Record<string, string>, number])[]): void => {
+    if (samples.length === 0) return;
+    out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) out.push(`${name}{${labelText({ job, ...labels })}} ${valueText(value)}`);
+  };
+  const statuses = ['succeeded', 'partial', 'failed'] as const;
+  metric('efa_sync_run_status', 'gauge', 'Outcome of the last run: 1 for its status, 0 for the others.',
+    statuses.map((s) => [{ status: s }, summary.status === s ? 1 : 0]));
+  metric('efa_sync_run_exit_code', 'gauge', 'Exit code of the last run (0 succeeded, 1 failed, 3 partial).', [[{}, summary.exitCode]]);
+  metric('efa_sync_run_id', 'gauge', 'efa.runs.run_id of the last run.', [[{}, Number(summary.runId)]]);
+  metric('efa_sync_run_duration_seconds', 'gauge', 'Wall-clock duration of the last run.', [[{}, summary.durationS]]);
+  metric('efa_sync_run_last_timestamp_seconds', 'gauge', 'Unix time the last run ended, whatever its outcome.', [[{}, nowS]]);
+  const lastSuccess = summary.status === 'succeeded' ? nowS : opts.previousLastSuccessS;
+  metric('efa_sync_run_last_success_timestamp_seconds', 'gauge', 'Unix time the last successful run ended.',
+    lastSuccess === undefined ? [] : [[{}, lastSuccess]]);
+  metric('efa_sync_requests_total', 'counter', 'HTTP requests sent to the EFA API during the last run, retries included.',
+    Object.entries(summary.requestsByOperation).sort().map(([operation, n]) => [{ operation }, n]));
+  metric('efa_sync_request_retries_total', 'counter', 'Requests of the last run that were retries.', [[{}, summary.retries]]);
+  metric('efa_sync_units', 'gauge', 'Units of work of the last run by outcome; failed means failed after all retries.', unitSamples(summary));
+  metric('efa_sync_rows', 'gauge', 'Rows written by the last run per relation and operation.', rowSamples(summary.stats));
+  metric('efa_sync_rejects', 'gauge', 'Records of the last run that could not be normalised (efa.rejects).',
+    [[{}, typeof summary.stats['_rejects'] === 'number' ? summary.stats['_rejects'] : 0]]);
+  if (summary.coord) metric('efa_sync_coord_request_floor_ratio', 'gauge', 'CoordInfo requests over ceil(pins / maxPerRequest).', [[{}, summary.coord.ratio]]);
+  return `${out.join('\n')}\n`;
+}
+
+type Sample = readonly [Record<string, string>, number];
+
+function unitSamples(summary: RunSummary): Sample[] {
+  const units = summary.stats['_units'];
+  if (units && typeof units === 'object') {
+    return Object.entries(units as Record<string, Record<string, unknown>>).sort().flatMap(([operation, u]) =>
+      ['done', 'split', 'capped', 'failed'].map((status): Sample => [{ operation, status }, typeof u[status] === 'number' ? u[status] : 0]));
+  }
+  // A summary without unit counters still says what failed.
+  const failed = new Map<string, number>();
+  for (const f of summary.failures) failed.set(f.operation, (failed.get(f.operation) ?? 0) + 1);
+  return [...failed].map(([operation, n]): Sample => [{ operation, status: 'failed' }, n]);
+}
+
+function rowSamples(stats: Record<string, unknown>): Sample[] {
+  return Object.entries(stats)
+    .filter(([k, v]) => !k.startsWith('_') && typeof v === 'object' && v !== null)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([relation, v]) => {
+      const s = v as Record<string, unknown>;
+      return ['inserted', 'updated', 'deleted', 'unchanged'].map((op): Sample => [{ relation, op }, typeof s[op] === 'number' ? s[op] : 0]);
+    });
+}
+
+/** Label values: backslash, double quote and line feed escaped, as the text format requires. */
+export function escapeLabelValue(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+const escapeHelp = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const labelText = (labels: Record<string, string>): string =>
+  Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',');
+const valueText = (n: number): string => (Number.isNaN(n) ? 'NaN' : n === Infinity ? '+Inf' : n === -Infinity ? '-Inf' : String(n));
+
+/**
+ * Writes the file atomically: the textfile collector may read at any moment and must never see
+ * half a file. The temporary name does not end in `.prom`, so the collector ignores it.
+ */
+export async function writeMetricsFile(path: string, text: string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** The last-success time in an earlier metrics file of the job, to carry it over a failed run. */
+export async function readLastSuccess(path: string, job: string): Promise<number | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const prefix = `efa_sync_run_last_success_timestamp_seconds{job="${escapeLabelValue(job)}"} `;
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  const value = line ? Number(line.slice(prefix.length)) : NaN;
+  return Number.isFinite(value) ? value : undefined;
+}

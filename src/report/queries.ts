@@ -1,0 +1,194 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/connect.js';
+import { ConfigError } from '../errors.js';
+
+/** `--run` names no run (or there is none yet): bad usage, exit 2. */
+export class RunNotFoundError extends ConfigError {
+  override name = 'RunNotFoundError';
+}
+
+export type BBox = readonly [number, number, number, number];
+
+export interface ReportRun {
+  readonly runId: string;
+  readonly job: string;
+  readonly status: string;
+  readonly startedAt: Date;
+  readonly finishedAt: Date | null;
+  readonly durationS: number | null;
+  readonly requests: number;
+  readonly stats: Record<string, unknown>;
+  readonly error: string | null;
+  readonly options: Record<string, unknown>;
+}
+
+/** One row of efa.run_tiles: a CoordInfo tile or another unit of work (a stop's lines, an OpArea circle). */
+export interface ReportUnit {
+  readonly operation: string;
+  readonly tileId: string;
+  readonly status: 'done' | 'split' | 'capped' | 'failed';
+  readonly hits: number;
+  readonly attempts: number;
+  readonly durationMs: number;
+  /** When its record was written, epoch ms: the request ended shortly before. */
+  readonly fetchedMs: number;
+  readonly bbox: BBox | null;
+  readonly error: string | null;
+}
+
+export interface ReportArea {
+  readonly key: string;
+  readonly provider: string;
+  readonly name: string | null;
+  /** Polygons as rings of [lon, lat], clipped to the map extent and simplified to about a pixel. */
+  readonly polygons: readonly (readonly (readonly [number, number])[])[][];
+}
+
+/** Stop dots: every stop, or one dot per grid cell (`n` stops) when there are too many to draw. */
+export interface ReportStops {
+  readonly total: number;
+  readonly cellDeg: number | null;
+  readonly dots: readonly { readonly lon: number; readonly lat: number; readonly n: number }[];
+}
+
+export interface ReportChange {
+  readonly relation: string;
+  readonly op: string;
+  readonly n: number;
+}
+
+export interface ReportData {
+  readonly run: ReportRun;
+  readonly units: readonly ReportUnit[];
+  readonly changes: readonly ReportChange[];
+  /** lon/lat extent of the map: the run's CoordInfo tiles, else its region, else what there is to draw. */
+  readonly extent: BBox | null;
+  readonly areas: readonly ReportArea[];
+  readonly stops: ReportStops;
+}
+
+/** Above this many stops in the extent, dots are aggregated on a grid so the file stays small. */
+export const maxStopDots = 4000;
+/** Grid cells across the larger side of the extent when aggregating. */
+const gridCells = 160;
+
+export async function loadReportData(db: Db, runId: string | undefined, opts: { readonly maxStopDots?: number } = {}): Promise<ReportData> {
+  const run = await loadRun(db, runId);
+  const units = await loadUnits(db, run.runId);
+  const changes = await sql<ReportChange>`
+    SELECT relation, op, count(*)::int AS n FROM efa.changes WHERE run_id = ${run.runId}::bigint
+    GROUP BY relation, op ORDER BY relation, op`.execute(db.kysely);
+  const extent = await mapExtent(db, run, units);
+  const areas = extent ? await loadAreas(db, extent) : [];
+  const stops = extent ? await loadStops(db, extent, opts.maxStopDots ?? maxStopDots) : { total: 0, cellDeg: null, dots: [] };
+  return { run, units, changes: changes.rows, extent, areas, stops };
+}
+
+async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
+  if (runId !== undefined && !/^\d+$/.test(runId)) throw new RunNotFoundError(`--run: expected a run id (an integer), got "${runId}"`, 'run');
+  const r = await sql<{
+    run_id: string; job_name: string; status: string; started_at: Date; finished_at: Date | null;
+    duration_s: number | null; requests: number; stats: Record<string, unknown> | null; error: string | null; options: Record<string, unknown> | null;
+  }>`
+    SELECT run_id::text AS run_id, job_name, status, started_at, finished_at, requests, stats, error, options,
+           extract(epoch FROM (finished_at - started_at))::float8 AS duration_s
+    FROM efa.runs
+    WHERE ${runId ?? null}::bigint IS NULL OR run_id = ${runId ?? null}::bigint
+    ORDER BY run_id DESC LIMIT 1`.execute(db.kysely);
+  const row = r.rows[0];
+  if (!row) throw new RunNotFoundError(runId === undefined ? 'no run recorded yet: run a job first' : `--run: no run ${runId} in efa.runs`, 'run');
+  return {
+    runId: row.run_id, job: row.job_name, status: row.status, startedAt: new Date(row.started_at), finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+    durationS: row.duration_s, requests: row.requests, stats: row.stats ?? {}, error: row.error, options: row.options ?? {},
+  };
+}
+
+async function loadUnits(db: Db, runId: string): Promise<ReportUnit[]> {
+  const r = await sql<{
+    operation: string; tile_id: string; status: ReportUnit['status']; hits: number; attempts: number; duration_ms: number;
+    fetched_ms: number; x0: number | null; y0: number | null; x1: number | null; y1: number | null; error: string | null;
+  }>`
+    SELECT operation, tile_id, status, hits, attempts, duration_ms, error,
+           (extract(epoch FROM fetched_at) * 1000)::float8 AS fetched_ms,
+           ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+    FROM efa.run_tiles WHERE run_id = ${runId}::bigint ORDER BY fetched_at, run_tile_id`.execute(db.kysely);
+  return r.rows.map((u) => ({
+    operation: u.operation, tileId: u.tile_id, status: u.status, hits: u.hits, attempts: u.attempts, durationMs: u.duration_ms,
+    fetchedMs: u.fetched_ms, error: u.error,
+    bbox: u.x0 === null || u.y0 === null || u.x1 === null || u.y1 === null ? null : [u.x0, u.y0, u.x1, u.y1],
+  }));
+}
+
+/** The leaf CoordInfo tiles (what was stored, or failed): the tiles the map shades. */
+export function leafTiles(units: readonly ReportUnit[]): (ReportUnit & { bbox: BBox })[] {
+  return units.filter((u): u is ReportUnit & { bbox: BBox } => u.operation === 'coordInfo' && u.status !== 'split' && u.bbox !== null);
+}
+
+function union(boxes: readonly BBox[]): BBox | null {
+  if (boxes.length === 0) return null;
+  return [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+}
+
+function regionBBoxOf(options: Record<string, unknown>): BBox | null {
+  const bbox = (options['region'] as { bbox?: unknown } | undefined)?.bbox;
+  if (!Array.isArray(bbox)) return null;
+  const [x0, y0, x1, y1] = bbox as unknown[];
+  return typeof x0 === 'number' && typeof y0 === 'number' && typeof x1 === 'number' && typeof y1 === 'number' ? [x0, y0, x1, y1] : null;
+}
+
+async function mapExtent(db: Db, run: ReportRun, units: readonly ReportUnit[]): Promise<BBox | null> {
+  const tiles = union(units.filter((u) => u.operation === 'coordInfo' && u.bbox).map((u) => u.bbox as BBox));
+  if (tiles) return tiles;
+  const region = regionBBoxOf(run.options);
+  if (region) return region;
+  // A run without CoordInfo (an OpArea-only job): frame what is stored.
+  const r = await sql<{ x0: number | null; y0: number | null; x1: number | null; y1: number | null }>`
+    WITH e AS (SELECT ST_SetSRID(ST_Extent(g)::geometry, 4326) AS g FROM (
+      SELECT geom AS g FROM efa.operating_areas WHERE deleted_at IS NULL UNION ALL SELECT geom FROM efa.stops WHERE deleted_at IS NULL) s)
+    SELECT ST_XMin(g) AS x0, ST_YMin(g) AS y0, ST_XMax(g) AS x1, ST_YMax(g) AS y1 FROM e`.execute(db.kysely);
+  const e = r.rows[0];
+  return e && e.x0 !== null && e.y0 !== null && e.x1 !== null && e.y1 !== null ? [e.x0, e.y0, e.x1, e.y1] : null;
+}
+
+const envelope = (e: BBox) => sql`ST_MakeEnvelope(${e[0]}::float8, ${e[1]}::float8, ${e[2]}::float8, ${e[3]}::float8, 4326)`;
+
+async function loadAreas(db: Db, e: BBox): Promise<ReportArea[]> {
+  // About one pixel of a 900 px map: finer detail only costs bytes.
+  const tolerance = Math.max(e[2] - e[0], e[3] - e[1]) / 1200;
+  const r = await sql<{ area_key: string; provider_id: string; name: string | null; gj: string | null }>`
+    SELECT area_key, provider_id, name,
+           ST_AsGeoJSON(ST_CollectionExtract(ST_SimplifyPreserveTopology(ST_Intersection(geom, ${envelope(e)}), ${tolerance}::float8), 3), 6) AS gj
+    FROM efa.operating_areas
+    WHERE deleted_at IS NULL AND geom IS NOT NULL AND ST_Intersects(geom, ${envelope(e)})
+    ORDER BY area_key`.execute(db.kysely);
+  return r.rows.map((a) => ({ key: a.area_key, provider: a.provider_id, name: a.name, polygons: a.gj ? polygonsOf(JSON.parse(a.gj) as GeoJsonGeometry) : [] }));
+}
+
+interface GeoJsonGeometry {
+  readonly type: string;
+  readonly coordinates?: unknown;
+}
+
+function polygonsOf(g: GeoJsonGeometry): [number, number][][][] {
+  if (g.type === 'Polygon') return [g.coordinates as [number, number][][]];
+  if (g.type === 'MultiPolygon') return g.coordinates as [number, number][][][];
+  return [];
+}
+
+async function loadStops(db: Db, e: BBox, maxDots: number): Promise<ReportStops> {
+  const count = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM efa.stops WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})`.execute(db.kysely);
+  const total = count.rows[0]?.n ?? 0;
+  if (total <= maxDots) {
+    const r = await sql<{ lon: number; lat: number; n: number }>`
+      SELECT ST_X(geom) AS lon, ST_Y(geom) AS lat, 1 AS n FROM efa.stops
+      WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)}) ORDER BY pin_key`.execute(db.kysely);
+    return { total, cellDeg: null, dots: r.rows };
+  }
+  const cellDeg = Math.max(e[2] - e[0], e[3] - e[1]) / gridCells;
+  const r = await sql<{ lon: number; lat: number; n: number }>`
+    SELECT avg(ST_X(geom))::float8 AS lon, avg(ST_Y(geom))::float8 AS lat, count(*)::int AS n FROM efa.stops
+    WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})
+    GROUP BY floor(ST_X(geom) / ${cellDeg}::float8), floor(ST_Y(geom) / ${cellDeg}::float8) ORDER BY 1, 2`.execute(db.kysely);
+  return { total, cellDeg, dots: r.rows };
+}

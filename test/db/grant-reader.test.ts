@@ -1,0 +1,138 @@
+import { createHash, createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/index.js';
+import { grantReader, scramSha256Verifier, validateRoleName } from '../../src/db/grant.js';
+import { ConfigError } from '../../src/errors.js';
+import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
+
+describe('grant-reader: role names and passwords', () => {
+  it('accepts lower-case identifiers and rejects anything else with a ConfigError', () => {
+    expect(validateRoleName('efa_reader')).toBe('efa_reader');
+    for (const bad of ['', 'Analyst', 'a b', 'x"; DROP ROLE postgres; --', 'pg_read_all_data', 'public', 'current_user', '1abc', 'a'.repeat(64)]) {
+      expect(() => validateRoleName(bad), bad).toThrow(ConfigError);
+    }
+  });
+
+  it('computes the SCRAM-SHA-256 verifier of RFC 7677 (user/pencil)', () => {
+    const verifier = scramSha256Verifier('pencil', Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64'), 4096);
+    const m = /^SCRAM-SHA-256\$4096:W22ZaJ0SNY7soEsUEjb6gQ==\$([^:]+):(.+)$/.exec(verifier);
+    expect(m).not.toBeNull();
+    const storedKey = Buffer.from(m?.[1] ?? '', 'base64');
+    const serverKey = Buffer.from(m?.[2] ?? '', 'base64');
+    const nonce = 'rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0';
+    const authMessage = `n=user,r=rOprNGfwEbeRWgbNEkqO,r=${nonce},s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,c=biws,r=${nonce}`;
+    expect(createHmac('sha256', serverKey).update(authMessage).digest('base64')).toBe('6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=');
+    const proof = Buffer.from('dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=', 'base64');
+    const signature = createHmac('sha256', storedKey).update(authMessage).digest();
+    const clientKey = Buffer.from(proof.map((b, i) => b ^ (signature[i] ?? 0)));
+    expect(createHash('sha256').update(clientKey).digest().equals(storedKey)).toBe(true);
+  });
+});
+
+describe('grant-reader on PostgreSQL', () => {
+  const onServer = dbKind() === 'postgres';
+  const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const reader = `efa_reader_${suffix}`;
+  const loginReader = `efa_login_${suffix}`;
+  let t: TestDb | undefined;
+
+  const asReader = async (statement: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: t?.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL ROLE ${reader}`);
+      await client.query(statement);
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    if (!onServer) return;
+    t = await openTestDb();
+    await migrate(t.db);
+    await t.db.exec(`
+      INSERT INTO efa.runs (run_id, job_name, job_hash, status) VALUES (1, 'demo', 'h', 'succeeded');
+      INSERT INTO efa.pins (pin_key, type, id, name, geom, content_hash, first_run, changed_run)
+        VALUES ('s1', 'STOP', 's1', 'Hbf', ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 'h', 1, 1);
+      INSERT INTO efa.changes (run_id, relation, key, op) VALUES (1, 'pins', 's1', 'insert');
+      REFRESH MATERIALIZED VIEW efa.stop_summary;`);
+    const result = await grantReader(t.db, reader);
+    expect(result).toMatchObject({ role: reader, created: true, login: false });
+  });
+
+  afterAll(async () => {
+    if (!t) return;
+    for (const role of [reader, loginReader]) await t.db.exec(`DROP OWNED BY ${role}`).catch(() => undefined);
+    const url = t.url;
+    await t.dispose();
+    const admin = new pg.Client({ connectionString: url.replace(/\/[^/?]+(\?|$)/, '/postgres$1') });
+    await admin.connect();
+    for (const role of [reader, loginReader]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.end();
+  });
+
+  it.skipIf(!onServer)('creates a NOLOGIN role by default', async () => {
+    const r = await sql<{ login: boolean; super: boolean }>`
+      SELECT rolcanlogin AS login, rolsuper AS super FROM pg_roles WHERE rolname = ${reader}`.execute(t!.db.kysely);
+    expect(r.rows).toEqual([{ login: false, super: false }]);
+  });
+
+  it.skipIf(!onServer)('lets the reader SELECT every table, view and materialized view in efa', async () => {
+    const rels = await sql<{ name: string }>`
+      SELECT c.relname::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'efa' AND c.relkind IN ('r', 'p', 'v', 'm') ORDER BY 1`.execute(t!.db.kysely);
+    expect(rels.rows.length).toBeGreaterThan(15);
+    for (const { name } of rels.rows) await expect(asReader(`SELECT * FROM efa.${name} LIMIT 1`), name).resolves.toBeUndefined();
+  });
+
+  it.skipIf(!onServer)('denies INSERT, UPDATE, DELETE, TRUNCATE, CREATE and REFRESH with a permission error', async () => {
+    const denied = [
+      `INSERT INTO efa.runs (job_name, job_hash) VALUES ('x', 'y')`,
+      `UPDATE efa.pins SET name = 'x'`,
+      `DELETE FROM efa.changes`,
+      `TRUNCATE efa.rejects`,
+      `CREATE TABLE efa.sneaky (x int)`,
+      `CREATE VIEW efa.sneaky AS SELECT 1 AS x`,
+      `REFRESH MATERIALIZED VIEW efa.stop_summary`,
+    ];
+    for (const statement of denied) await expect(asReader(statement), statement).rejects.toThrow(/permission denied|must be owner/);
+  });
+
+  it.skipIf(!onServer)('lets the reader SELECT tables created in efa later (default privileges)', async () => {
+    await t!.db.exec('CREATE TABLE efa.later_table (x int); INSERT INTO efa.later_table VALUES (1)');
+    await expect(asReader('SELECT x FROM efa.later_table')).resolves.toBeUndefined();
+    await t!.db.exec('DROP TABLE efa.later_table');
+  });
+
+  it.skipIf(!onServer)('is idempotent, and refuses a superuser or the role running it', async () => {
+    await expect(grantReader(t!.db, reader)).resolves.toMatchObject({ created: false, login: false });
+    const me = await sql<{ me: string }>`SELECT current_user::text AS me`.execute(t!.db.kysely);
+    await expect(grantReader(t!.db, me.rows[0]?.me ?? 'postgres')).rejects.toThrow(ConfigError);
+  });
+
+  it.skipIf(!onServer)('--login: stores a SCRAM verifier (never the password) and the role connects and reads only', async () => {
+    await expect(grantReader(t!.db, loginReader, { login: true })).rejects.toThrow(/EFA_READER_PASSWORD/);
+    await grantReader(t!.db, loginReader, { login: true, password: "it's secret" });
+    const stored = await sql<{ login: boolean; pw: string | null }>`
+      SELECT rolcanlogin AS login, rolpassword AS pw FROM pg_authid WHERE rolname = ${loginReader}`.execute(t!.db.kysely);
+    expect(stored.rows[0]?.login).toBe(true);
+    expect(stored.rows[0]?.pw).toMatch(/^SCRAM-SHA-256\$4096:/);
+    const u = new URL(t!.url);
+    u.username = loginReader;
+    u.password = "it's secret";
+    const pool = new pg.Pool({ connectionString: u.toString(), max: 1 });
+    try {
+      const r = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM efa.pins');
+      expect(r.rows[0]?.n).toBe(1);
+      await expect(pool.query(`DELETE FROM efa.pins`)).rejects.toThrow(/permission denied/);
+      await expect(pool.query(`CREATE TABLE efa.sneaky (x int)`)).rejects.toThrow(/permission denied/);
+    } finally {
+      await pool.end();
+    }
+  });
+});
