@@ -40,9 +40,13 @@ export interface RunPlan {
   readonly budget: Budget;
 }
 
-/** What a run will request before any answer comes back; `knownStops` from the database, if any. */
-export function planRun(job: Job, region: ResolvedRegion, knownStops = 0): RunPlan {
-  const coordTiles = job.sweeps.coord ? initialCoordTiles(region) : [];
+/**
+ * What a run will request before any answer comes back. `known` comes from the database when there
+ * is one: the night's CoordInfo tiles planned from known pins, and the number of known stops.
+ */
+export function planRun(job: Job, region: ResolvedRegion, known: { coordTiles?: Tile[]; stops?: number } = {}): RunPlan {
+  const knownStops = known.stops ?? 0;
+  const coordTiles = job.sweeps.coord ? (known.coordTiles ?? initialCoordTiles(region)) : [];
   const radial = job.sweeps.opArea?.mode === 'RADIAL' ? radialCircles(region, job.sweeps.opArea.radiusM) : [];
   const stopFinder = job.sweeps.stopFinder?.names.length ?? 0;
   const base = planBudget(
