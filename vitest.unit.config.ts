@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/db/**', 'test/e2e/**', '**/node_modules/**'],
+    exclude: ['test/db/**', 'test/e2e/**', 'test/report/**', '**/node_modules/**'],
     testTimeout: 60_000,
   },
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { writeRunReport } from '../report/index.js';
+import { RunNotFoundError } from '../report/queries.js';
 import { addDbOption, openMigratedDb, type CommonOptions } from './common.js';
 
 interface ReportOptions extends CommonOptions {
@@ -12,7 +13,11 @@ export function registerReport(program: Command): void {
   const cmd = program
     .command('report')
     .description('write one offline HTML report of a run (summary, request rate, rows, failed tiles, map)')
-    .option('--run <id>', 'the run to report (default: the latest run)')
+    .option('--run <id>', 'the run to report (default: the latest run)', (v) => {
+      // Checked before the database is opened: a typo should not cost a PGlite start.
+      if (!/^\d+$/.test(v)) throw new RunNotFoundError(`--run: expected a run id (an integer), got "${v}"`, 'run');
+      return v;
+    })
     .option('--out <file>', 'the HTML file to write', 'report.html');
   addDbOption(cmd).action(async (opts: ReportOptions) => {
     const db = await openMigratedDb(opts);

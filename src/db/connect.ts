@@ -122,6 +122,9 @@ function openPostgres(url: string): Db {
     },
     lockJob: async (job) => {
       const client = await pool.connect();
+      // A checked-out client is not covered by pool.on('error'): a lost lock connection must fail
+      // the run's next query, not crash the process with an unhandled 'error' event.
+      client.on('error', () => undefined);
       const key = `efa-sync:${job}`;
       const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
       if (!got.rows[0]?.ok) {

@@ -63,8 +63,8 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       if (isFatal(error)) throw error;
       const message = errorText(error);
       ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
-      await ctx.write(() =>
-        recordTiles(ctx.db.kysely, ctx.runId, [tileRecord(tile, { status: 'failed', attempts: 0, hits: 0, durationMs: Date.now() - started, error: message })]),
+      await ctx.transact((trx) =>
+        recordTiles(trx, ctx.runId, [tileRecord(tile, { status: 'failed', attempts: 0, hits: 0, durationMs: Date.now() - started, error: message })]),
       );
       ctx.stats.failed('coordInfo', tile.id, message);
       ctx.progress.unitDone(true);
@@ -82,12 +82,10 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
         region: ctx.region,
       });
       if (children !== 'too-small') {
-        await ctx.write(() =>
-          ctx.db.kysely.transaction().execute(async (trx) => {
-            await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: 'split', ...done }), ...children.map(pendingRecord)]);
-            failpoint('tile-commit');
-          }),
-        );
+        await ctx.transact(async (trx) => {
+          await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: 'split', ...done }), ...children.map(pendingRecord)]);
+          failpoint('tile-commit');
+        });
         ctx.stats.addUnit('coordInfo', 'split');
         ctx.progress.addTotal(children.length);
         ctx.progress.unitDone();
@@ -97,15 +95,13 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: hits.length });
     }
     const rows = hits.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
-    const counts = await ctx.write(() =>
-      ctx.db.kysely.transaction().execute(async (trx) => {
-        const c = await upsertTracked(trx, pinsRelation, ctx.runId, rows);
-        ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
-        await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: capped ? 'capped' : 'done', ...done })]);
-        failpoint('tile-commit');
-        return c;
-      }),
-    );
+    const counts = await ctx.transact(async (trx) => {
+      const c = await upsertTracked(trx, pinsRelation, ctx.runId, rows);
+      ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
+      await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: capped ? 'capped' : 'done', ...done })]);
+      failpoint('tile-commit');
+      return c;
+    });
     ctx.stats.addRows('pins', counts);
     ctx.stats.addUnit('coordInfo', capped ? 'capped' : 'done');
     ctx.progress.unitDone();

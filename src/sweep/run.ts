@@ -13,7 +13,7 @@ import { validateJob, type LoadedJob } from '../job/index.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { redactSecretsInText, type Logger } from '../util/log.js';
-import { createWriteQueue, errorText, isFatal, type SweepContext } from './context.js';
+import { createBatchingWriter, errorText, isFatal, type SweepContext } from './context.js';
 import { sweepAddInfo } from './add-info.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { markGone, pruneSeen, runStats } from './finalise.js';
@@ -169,7 +169,7 @@ async function sweepAndFinish(
     stats,
     progress,
     today: opts.today ?? new Date().toISOString().slice(0, 10),
-    write: createWriteQueue(),
+    transact: createBatchingWriter(db.kysely),
     messages: new Map(),
     finished,
     full,
@@ -220,6 +220,9 @@ async function sweepAndFinish(
   const messages = [...ctx.messages.values()];
   const error =
     failure !== undefined ? errorText(failure) : failedUnits.length > 0 ? `${failedUnits.length} unit(s) failed after retries` : undefined;
+  // Freshly loaded tables have no statistics (autovacuum may be off or behind): without them the
+  // planner picks a nested-loop anti join for the deletion check that takes hours on 500k pins.
+  await sql`ANALYZE efa.pins, efa.run_seen, efa.run_tiles, efa.stop_lines`.execute(db.kysely);
   // Deletions, the statistics and the run's end commit together: a crash here leaves the run
   // "running", and the resumed run finalises it exactly once.
   const relations = await db.kysely.transaction().execute(async (trx) => {

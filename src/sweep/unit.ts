@@ -47,20 +47,18 @@ export async function runUnit<T>(
     if (isFatal(error)) throw error;
     const message = errorText(error);
     ctx.log.warn(`${unit.operation} ${unit.id} failed: ${message}`);
-    await ctx.write(() => recordTiles(ctx.db.kysely, ctx.runId, [progress('failed', 0, 0, message)]));
+    await ctx.transact((trx) => recordTiles(trx, ctx.runId, [progress('failed', 0, 0, message)]));
     ctx.stats.failed(unit.operation, unit.id, message);
     ctx.progress.unitDone(true);
     return false;
   }
   keepMessages(ctx, result.messages);
-  await ctx.write(() =>
-    ctx.db.kysely.transaction().execute(async (trx) => {
-      await store(trx, result);
-      ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
-      await recordTiles(trx, ctx.runId, [progress('done', result.attempts, result.records.length)]);
-      failpoint('unit-commit');
-    }),
-  );
+  await ctx.transact(async (trx) => {
+    await store(trx, result);
+    ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
+    await recordTiles(trx, ctx.runId, [progress('done', result.attempts, result.records.length)]);
+    failpoint('unit-commit');
+  });
   ctx.stats.addUnit(unit.operation, 'done');
   ctx.progress.unitDone();
   return true;

@@ -69,28 +69,33 @@ function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssu
 
 /**
  * Validates each raw record; one bad record becomes a reject instead of failing the whole answer,
- * so a single broken stop does not cost the tile.
+ * so a single broken stop does not cost the tile. `build` learns the record's path (`listPath`
+ * plus its index), so a grid coordinate is reported where it is (`locations[12].coord`);
+ * ImplausibleCoordinates passes through. A string `listPath` is one key (`'stopFinder.points'`
+ * formats like `['stopFinder', 'points']`).
  */
 export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
   operation: Operation,
-  listKey: string,
+  listPath: string | readonly PropertyKey[],
   items: readonly unknown[],
   schema: S,
-  build: (wire: z.output<S>, raw: Record<string, unknown>) => T,
+  build: (wire: z.output<S>, raw: Record<string, unknown>, path: readonly PropertyKey[]) => T,
 ): Parsed<T> {
   const records: T[] = [];
   const rejects: Reject[] = [];
+  const list = typeof listPath === 'string' ? [listPath] : listPath;
   items.forEach((raw, index) => {
+    const path = [...list, index];
     const result = schema.safeParse(raw);
     if (!result.success) {
-      rejects.push({ operation, reason: describe([listKey, index], result.error.issues), raw });
+      rejects.push({ operation, reason: describe(path, result.error.issues), raw });
       return;
     }
     try {
-      records.push(build(result.data, isObject(raw) ? raw : {}));
+      records.push(build(result.data, isObject(raw) ? raw : {}, path));
     } catch (error) {
       if (!(error instanceof RecordProblem)) throw error;
-      rejects.push({ operation, reason: `${formatPath([listKey, index, ...error.path])}: ${error.problem}`, raw });
+      rejects.push({ operation, reason: `${formatPath([...path, ...error.path])}: ${error.problem}`, raw });
     }
   });
   return { records, rejects };

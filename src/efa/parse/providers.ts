@@ -1,38 +1,37 @@
 import { z } from 'zod';
-import type { Area, Position, Provider } from '../records.js';
-import { envelopeList, parseEach, restOf, type Parsed } from './common.js';
+import type { Area, Provider } from '../records.js';
+import { envelopeList, ImplausibleCoordinates, parseEach, restOf, type Parsed } from './common.js';
 import { idSchema, optional } from './fields.js';
-import { latLonPointSchema, toClosedRing, type LatLonPoint } from './rings.js';
-
-const ringSchema = z.array(latLonPointSchema);
-const ringListSchema = z.array(ringSchema);
+import { readPolygon, type Implausible } from './polygon.js';
+import { toClosedRing, type ClosedRing } from './rings.js';
 
 /**
- * The spec shows one ring per area; a list of rings (holes, islands) is accepted as well. The
- * nesting is decided up front so a bad point is reported at its own path, not as a vague union miss.
+ * OpArea's `providers[]` with `areas[]`, as efa-api.md shows it. No dialect has a real OpArea body,
+ * so all three read this one shape; they differ only in how the list is found and repaired (they
+ * pass the items in), in name repair and in what an implausible point means (ProviderOptions).
  */
-const polygonSchema = z.array(z.unknown()).transform((value, ctx): LatLonPoint[][] => {
-  const fail = (error: z.ZodError): never => {
-    for (const issue of error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    return z.NEVER;
-  };
-  const first = value[0];
-  if (Array.isArray(first) && Array.isArray(first[0])) {
-    const rings = ringListSchema.safeParse(value);
-    return rings.success ? rings.data : fail(rings.error);
-  }
-  const ring = ringSchema.safeParse(value);
-  if (!ring.success) return fail(ring.error);
-  return ring.data.length === 0 ? [] : [ring.data];
-});
+
+/** Names as stored: rapidjson repairs mojibake in them and counts the repairs into the provider's attrs. */
+export interface NameText {
+  text(value: string): string;
+  attrs(): Record<string, unknown>;
+}
+
+export interface ProviderOptions {
+  readonly implausible: Implausible;
+  /** A fresh one per provider; without it names are kept as sent. */
+  readonly names?: () => NameText;
+}
+
+const asSent: NameText = { text: (value) => value, attrs: () => ({}) };
 
 const wireAreaSchema = z.looseObject({
   id: idSchema,
   name: optional(z.string()).transform((value) => value ?? ''),
-  polygon: optional(polygonSchema),
+  polygon: z.unknown().optional(),
 });
 
-/** json dialect: OpArea's `providers[]`. A broken area rejects its provider, with the area's path. */
+/** A broken area rejects its provider, with the area's path. */
 const wireProviderSchema = z.looseObject({
   id: idSchema,
   name: z.string(),
@@ -42,31 +41,46 @@ const wireProviderSchema = z.looseObject({
 
 type WireArea = z.output<typeof wireAreaSchema>;
 
-function toArea(wire: WireArea, index: number): Area {
-  const rings: Position[][] = [];
-  let closedByParser = false;
-  (wire.polygon ?? []).forEach((points, ringIndex) => {
-    const closed = toClosedRing(points, ['areas', index, 'polygon', ringIndex]);
-    rings.push(closed.ring);
-    closedByParser ||= closed.closedByParser;
-  });
+/**
+ * A RecordProblem stays relative to the provider (parseEach adds its path); a grid coordinate
+ * stops the run, so it gets the full path here (`providers[3].areas[0].polygon[7]`).
+ */
+function closedRings(polygon: unknown, path: readonly PropertyKey[], recordPath: readonly PropertyKey[], implausible: Implausible): ClosedRing[] {
+  if (polygon === undefined || polygon === null) return [];
+  try {
+    return readPolygon(polygon, path, implausible).map((ring, r) => toClosedRing(ring, [...path, r]));
+  } catch (error) {
+    if (error instanceof ImplausibleCoordinates) throw new ImplausibleCoordinates([...recordPath, ...error.path], error.value);
+    throw error;
+  }
+}
+
+function toArea(wire: WireArea, rings: readonly ClosedRing[], names: NameText): Area {
   return {
     id: wire.id,
-    name: wire.name,
-    rings: rings.length === 0 ? null : rings,
-    ringsClosedByParser: closedByParser,
+    name: names.text(wire.name),
+    rings: rings.length === 0 ? null : rings.map((closed) => closed.ring),
+    ringsClosedByParser: rings.some((closed) => closed.closedByParser),
     attrs: restOf(wire, ['id', 'name', 'polygon']),
   };
 }
 
 const KNOWN = ['id', 'name', 'vehicleType', 'areas'] as const;
 
+/** The providers of an OpArea answer whose list the dialect has already found. */
+export function parseProviderList(items: readonly unknown[], options: ProviderOptions): Parsed<Provider> {
+  return parseEach('opArea', 'providers', items, wireProviderSchema, (wire, raw, recordPath) => {
+    const names = options.names?.() ?? asSent;
+    const name = names.text(wire.name);
+    const areas = wire.areas.map((area, index) => {
+      const rings = closedRings(area.polygon, ['areas', index, 'polygon'], recordPath, options.implausible);
+      return toArea(area, rings, names);
+    });
+    return { id: wire.id, name, vehicleType: wire.vehicleType, areas, attrs: { ...restOf(raw, KNOWN), ...names.attrs() } };
+  });
+}
+
+/** json dialect: it range-checks coordinates as fields, so an implausible point is a reject here. */
 export function parseProviders(body: unknown): Parsed<Provider> {
-  return parseEach('opArea', 'providers', envelopeList(body, 'providers'), wireProviderSchema, (wire, raw) => ({
-    id: wire.id,
-    name: wire.name,
-    vehicleType: wire.vehicleType,
-    areas: wire.areas.map(toArea),
-    attrs: restOf(raw, KNOWN),
-  }));
+  return parseProviderList(envelopeList(body, 'providers'), { implausible: 'reject' });
 }

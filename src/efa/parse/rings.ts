@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Position } from '../records.js';
 import { RecordProblem } from './common.js';
 
@@ -6,9 +5,7 @@ import { RecordProblem } from './common.js';
  * The API writes polygon points as [latitude, longitude]: the first element is the LATITUDE.
  * This module is the only place that order is turned into GeoJSON's [lon, lat].
  */
-export const latLonPointSchema = z.tuple([z.number().min(-90).max(90), z.number().min(-180).max(180)]);
-
-export type LatLonPoint = z.infer<typeof latLonPointSchema>;
+export type LatLonPoint = [lat: number, lon: number];
 
 export function latLonToPosition(point: LatLonPoint): Position {
   const [lat, lon] = point;

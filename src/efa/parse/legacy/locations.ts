@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Location } from '../../records.js';
 import { parseEach, restOf, type Parsed } from '../common.js';
 import { numberSchema } from '../fields.js';
-import { envelope, indexer, legacyList, lonLatText, present, repairRecord } from './values.js';
+import { envelope, legacyList, lonLatText, present, repairRecord } from './values.js';
 
 const wireRefSchema = z.looseObject({
   id: z.unknown().optional(),
@@ -34,9 +34,8 @@ function idOf(wire: z.output<typeof wirePointSchema>): string | undefined {
 export function parseLegacyLocations(body: unknown): Parsed<Location> {
   const points = envelope(body, 'stopFinder')['points'];
   const items = legacyList(points, 'point', ['stopFinder', 'points']).map(repairRecord);
-  const indexOf = indexer(items);
   const schema = wirePointSchema.refine((wire) => idOf(wire) !== undefined, { message: 'no usable id (ref.gid, stateless or ref.id)' });
-  return parseEach('stopFinder', 'stopFinder.points', items, schema, (wire, raw) => {
+  return parseEach('stopFinder', ['stopFinder', 'points'], items, schema, (wire, raw, path) => {
     const coords = present(wire.ref.coords ?? undefined);
     return {
       id: idOf(wire) ?? '',
@@ -44,7 +43,7 @@ export function parseLegacyLocations(body: unknown): Parsed<Location> {
       type: wire.anyType,
       isBest: wire.best === '1' || wire.best === 1 || wire.best === true,
       matchQuality: wire.quality,
-      ...(coords === undefined ? {} : { coord: lonLatText(coords, ['stopFinder', 'points', indexOf(raw), 'ref', 'coords']) }),
+      ...(coords === undefined ? {} : { coord: lonLatText(coords, [...path, 'ref', 'coords']) }),
       attrs: restOf(raw, KNOWN),
     };
   });

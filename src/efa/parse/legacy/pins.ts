@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Pin } from '../../records.js';
 import { envelopeList, parseEach, RecordProblem, restOf, type Parsed } from '../common.js';
 import { motTypesSchema } from '../fields.js';
-import { indexer, lonLatText, nameValues, present, repairRecord } from './values.js';
+import { lonLatText, nameValues, present, repairRecord } from './values.js';
 
 /** legacy: CoordInfo's `pins[]`. Every value is a string; the name is `desc`, the position `coords`. */
 const wirePinSchema = z.looseObject({
@@ -26,8 +26,7 @@ function motTypesOf(attrs: Map<string, string>): number[] {
 
 export function parseLegacyPins(body: unknown): Parsed<Pin> {
   const items = envelopeList(body, 'pins').map(repairRecord);
-  const indexOf = indexer(items);
-  return parseEach('coordInfo', 'pins', items, wirePinSchema, (wire, raw) => {
+  return parseEach('coordInfo', 'pins', items, wirePinSchema, (wire, raw, path) => {
     const attrs = nameValues(wire.attrs);
     const localId = present(wire.id);
     // The global stop id (de:09162:1) is the one other dialects send; the local `id` stays in attrs.
@@ -36,7 +35,7 @@ export function parseLegacyPins(body: unknown): Parsed<Pin> {
       type: wire.type.toUpperCase(),
       ...(id === undefined ? {} : { id }),
       name: wire.desc,
-      coord: lonLatText(wire.coords, ['pins', indexOf(raw), 'coords']),
+      coord: lonLatText(wire.coords, [...path, 'coords']),
       motTypes: motTypesOf(attrs),
       attrs: { ...restOf(raw, ['type', 'id', 'desc', 'coords']), ...(localId !== undefined && localId !== id ? { localId } : {}) },
     };

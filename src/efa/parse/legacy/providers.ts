@@ -1,51 +1,13 @@
-import { z } from 'zod';
-import type { Area, Position, Provider } from '../../records.js';
-import { envelopeList, parseEach, restOf, type Parsed } from '../common.js';
-import { idSchema } from '../fields.js';
-import { toClosedRing } from '../rings.js';
-import { polygonRings } from './polygon.js';
+import type { Provider } from '../../records.js';
+import { envelopeList, type Parsed } from '../common.js';
+import { parseProviderList } from '../providers.js';
 import { repairRecord } from './values.js';
 
-/** legacy: OpArea keeps the efa-api.md shape (`providers[]`, `areas[]`); polygons may vary (polygon.ts). */
-const wireAreaSchema = z.looseObject({
-  id: idSchema,
-  name: z.string().nullish(),
-  polygon: z.unknown().optional(),
-});
-
-const wireProviderSchema = z.looseObject({
-  id: idSchema,
-  name: z.string(),
-  vehicleType: z.string(),
-  areas: z.array(wireAreaSchema).nullish(),
-});
-
-function toArea(wire: z.output<typeof wireAreaSchema>, index: number): Area {
-  const rings: Position[][] = [];
-  let closedByParser = false;
-  const path = ['areas', index, 'polygon'];
-  const points = wire.polygon === undefined || wire.polygon === null ? [] : polygonRings(wire.polygon, path);
-  points.forEach((ring, r) => {
-    const closed = toClosedRing(ring, [...path, r]);
-    rings.push(closed.ring);
-    closedByParser ||= closed.closedByParser;
-  });
-  return {
-    id: wire.id,
-    name: wire.name ?? '',
-    rings: rings.length === 0 ? null : rings,
-    ringsClosedByParser: closedByParser,
-    attrs: restOf(wire, ['id', 'name', 'polygon']),
-  };
-}
-
+/**
+ * legacy: OpArea keeps the efa-api.md shape (`providers[]`, `areas[]`) under the legacy header.
+ * Every string of a provider is repaired for mojibake before parsing, as in the other legacy lists;
+ * a grid polygon stops the run.
+ */
 export function parseLegacyProviders(body: unknown): Parsed<Provider> {
-  const items = envelopeList(body, 'providers').map(repairRecord);
-  return parseEach('opArea', 'providers', items, wireProviderSchema, (wire, raw) => ({
-    id: wire.id,
-    name: wire.name,
-    vehicleType: wire.vehicleType,
-    areas: (wire.areas ?? []).map(toArea),
-    attrs: restOf(raw, ['id', 'name', 'vehicleType', 'areas']),
-  }));
+  return parseProviderList(envelopeList(body, 'providers').map(repairRecord), { implausible: 'stop' });
 }

@@ -85,10 +85,3 @@ export function repairRecord(raw: unknown): unknown {
   const fixed = repairValue(raw, counter);
   return counter.n === 0 || !isObject(fixed) ? raw : { ...fixed, _mojibakeRepaired: counter.n };
 }
-
-/** The position of a record in its list, for error paths (parseEach hands builders the record only). */
-export function indexer(items: readonly unknown[]): (raw: unknown) => number {
-  const positions = new Map<unknown, number>();
-  items.forEach((item, index) => positions.set(item, index));
-  return (raw) => positions.get(raw) ?? -1;
-}

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ServingLine } from '../../records.js';
-import { restOf, type Parsed } from '../common.js';
+import { envelopeList, parseEach, restOf, type Parsed } from '../common.js';
 import { nonNegativeIntSchema, optional, optionalIdSchema } from '../fields.js';
-import { parseRecords, rapidList, TextRepairs } from './common.js';
+import { TextRepairs } from './common.js';
 
 /**
  * rapidJSON ServingLines: `lines[]` with `product.class` as the MOT, `destination.name` as the
@@ -32,8 +32,8 @@ export function canonicalLineId(id: string): string {
 const KNOWN = ['id', 'name', 'number'] as const;
 
 export function parseRapidServingLines(body: unknown): Parsed<ServingLine> {
-  const items = rapidList(body, 'lines');
-  return parseRecords('servingLines', ['lines'], items, wireLineSchema, (wire, raw) => {
+  const items = envelopeList(body, 'lines');
+  return parseEach('servingLines', ['lines'], items, wireLineSchema, (wire, raw) => {
     const repairs = new TextRepairs();
     const id = wire.id === undefined ? undefined : canonicalLineId(wire.id);
     const number = wire.number ?? wire.disassembledName ?? '';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Location, Pin } from '../../records.js';
-import { isObject, restOf, type Parsed } from '../common.js';
+import { envelopeList, isObject, parseEach, restOf, type Parsed } from '../common.js';
 import { idSchema, numberSchema, optional, optionalIdSchema } from '../fields.js';
-import { numberPairSchema, parseRecords, rapidList, readLatLon, sortedMots, TextRepairs } from './common.js';
+import { numberPairSchema, readLatLon, sortedMots, TextRepairs } from './common.js';
 
 /**
  * rapidJSON `locations[]`, the list both CoordInfo and StopFinder answer with. Each entry carries a
@@ -75,8 +75,8 @@ function locationAttrs(raw: Record<string, unknown>, properties: Record<string, 
  * and locality above it are only named in `attrs.parentIds`, with the raw chain in `attrs.parent`.
  */
 export function parseRapidPins(body: unknown): Parsed<Pin> {
-  const items = rapidList(body, 'locations');
-  return parseRecords('coordInfo', ['locations'], items, wirePinSchema, (wire, raw, path) => {
+  const items = envelopeList(body, 'locations');
+  return parseEach('coordInfo', ['locations'], items, wirePinSchema, (wire, raw, path) => {
     const repairs = new TextRepairs();
     const name = repairs.text(wire.name);
     return {
@@ -93,8 +93,8 @@ export function parseRapidPins(body: unknown): Parsed<Pin> {
 
 /** StopFinder. `type` stays the lower-case kind, as in the json dialect; order is the server's. */
 export function parseRapidLocations(body: unknown): Parsed<Location> {
-  const items = rapidList(body, 'locations');
-  return parseRecords('stopFinder', ['locations'], items, wireLocationSchema, (wire, raw, path) => {
+  const items = envelopeList(body, 'locations');
+  return parseEach('stopFinder', ['locations'], items, wireLocationSchema, (wire, raw, path) => {
     const repairs = new TextRepairs();
     const name = repairs.text(wire.name);
     const assignedStops = wire.assignedStops?.map((stop) => ({

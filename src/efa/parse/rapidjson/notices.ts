@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
-import { isObject, restOf, ShapeMismatch, type Parsed } from '../common.js';
+import { isObject, parseEach, restOf, ShapeMismatch, type Parsed } from '../common.js';
 import { idSchema, isoDayTextSchema, optional } from '../fields.js';
-import { parseRecords, TextRepairs } from './common.js';
+import { TextRepairs } from './common.js';
 
 /**
  * rapidJSON AddInfo: `infos.current[]` and `infos.historic[]` (TfNSW sample). Title and text are
@@ -59,7 +59,7 @@ function validity(windows: readonly { from?: string | undefined; to?: string | u
 const KNOWN = ['id', 'type', 'priority', 'subtitle', 'content', 'affected'] as const;
 
 function parseList(items: readonly unknown[], publication: Publication): Parsed<Notice> {
-  return parseRecords('addInfo', ['infos', publication], items, wireNoticeSchema, (wire, raw) => {
+  return parseEach('addInfo', ['infos', publication], items, wireNoticeSchema, (wire, raw) => {
     const repairs = new TextRepairs();
     const link = wire.infoLinks[0];
     const title = wire.subtitle ?? link?.subtitle ?? wire.urlText ?? link?.urlText ?? '';
