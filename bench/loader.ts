@@ -1,0 +1,324 @@
+/**
+ * Load throughput of the set-based loader (upsertTracked + pinsRelation, one transaction per
+ * tile-sized batch, as the sweep writes) beside a plain COPY of the same rows into a table with the
+ * same columns, constraints and indexes, on the same database, in the same run:
+ *   COPY          all rows in one COPY … FROM STDIN (the baseline)
+ *   first load    the loader into an empty efa.pins: every row an insert (+ run_seen + changes)
+ *   night two     the same rows under a new run: all unchanged, no entity row written
+ *   5 % changed   the same rows with every 20th renamed: 5 % updates, 95 % unchanged
+ * On the local PostgreSQL + PostGIS (BENCH_PG_URL); on embedded PGlite too, with fewer rows.
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Kysely, PGliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { openDb, type Db } from '../src/db/connect.js';
+import { migrate } from '../src/db/migrate.js';
+import { intArrayLiteral } from '../src/db/pg-array.js';
+import { pinsRelation } from '../src/db/relations.js';
+import { createRun } from '../src/db/runs.js';
+import type { Database } from '../src/db/tables.js';
+import { upsertTracked, type UpsertCounts } from '../src/db/upsert.js';
+import type { Pin } from '../src/efa/records.js';
+import { pinKey, toPinRow, type PinRow } from '../src/normalize/pins.js';
+import { generateWorld } from '../src/sim/index.js';
+import type { Pin as SimPin } from '../src/sim/types.js';
+import { createScratchDb, int, postgresReachable, ratio, secs, type BenchLine, type BenchResult } from './util.js';
+
+export interface LoaderBenchOptions {
+  /** Rows on PostgreSQL. */
+  readonly rows?: number;
+  /** Rows on PGlite; 0 skips PGlite. */
+  readonly pgliteRows?: number;
+  /** Rows per loader call: one CoordInfo tile's worth (the sweep's maxPerRequest is 200–1000). */
+  readonly batch?: number;
+}
+
+/** Where the bench loads: a migrated database plus a way to COPY text-format data into a table. */
+interface Target {
+  readonly label: string;
+  readonly db: Db;
+  copy(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** A sim pin as a dialect parser would hand it over. */
+function asEfaPin(p: SimPin): Pin {
+  return {
+    type: p.type,
+    ...(p.id !== undefined ? { id: p.id } : {}),
+    name: p.name,
+    coord: { lon: p.lon, lat: p.lat },
+    motTypes: [...(p.motTypes ?? [])],
+    attrs: { ...p.attrs },
+  };
+}
+
+/** 16-bit Z-order of a position inside the world box: sorting by it makes batches tile-like (spatially compact). */
+function zOrder(lon: number, lat: number, box: readonly [number, number, number, number]): number {
+  const x = Math.min(65535, Math.max(0, Math.floor(((lon - box[0]) / (box[2] - box[0])) * 65536)));
+  const y = Math.min(65535, Math.max(0, Math.floor(((lat - box[1]) / (box[3] - box[1])) * 65536)));
+  let z = 0;
+  for (let b = 15; b >= 0; b--) z = z * 4 + (((x >> b) & 1) << 1) + ((y >> b) & 1);
+  return z;
+}
+
+/** N distinct pins of a generated world, in tile order. */
+function benchPins(n: number): Pin[] {
+  const world = generateWorld({ seed: 3, size: n + Math.ceil(n / 50), today: '2026-11-22' });
+  const box = world.bbox;
+  const seen = new Set<string>();
+  const out: { pin: Pin; z: number }[] = [];
+  for (const p of world.allPins()) {
+    const pin = asEfaPin(p);
+    const key = pinKey(pin);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pin, z: zOrder(p.lon, p.lat, box) });
+    if (out.length === n) break;
+  }
+  return out.sort((a, b) => a.z - b.z).map((o) => o.pin);
+}
+
+/** COPY text format: backslash, tab, newline and carriage return escaped; null as \N. */
+function copyField(v: string | null): string {
+  if (v === null) return '\\N';
+  return v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+const copyColumns = ['pin_key', 'type', 'id', 'name', 'mot_types', 'geom', 'attrs', 'content_hash', 'first_run', 'changed_run'] as const;
+
+/** The rows as COPY text, in chunks of about 256 kB; the same serialisation work the loader does (arrays, JSON). */
+function* copyText(rows: readonly PinRow[], runId: string): Generator<string> {
+  let chunk = '';
+  for (const r of rows) {
+    chunk +=
+      [
+        r.pin_key,
+        r.type,
+        r.id,
+        r.name,
+        intArrayLiteral(r.mot_types),
+        `SRID=4326;POINT(${r.lon} ${r.lat})`,
+        JSON.stringify(r.attrs),
+        r.content_hash,
+        runId,
+        runId,
+      ]
+        .map(copyField)
+        .join('\t') + '\n';
+    if (chunk.length > 256_000) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+async function postgresTarget(): Promise<Target> {
+  const scratch = await createScratchDb('efa_bench_loader');
+  const db = await openDb(scratch.url);
+  return {
+    label: 'PostgreSQL',
+    db,
+    copy: async (table, columns, text) => {
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      try {
+        await client.query('BEGIN');
+        const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+        await pipeline(Readable.from(text), stream);
+        await client.query('COMMIT');
+      } finally {
+        await client.end();
+      }
+    },
+    dispose: async () => {
+      await db.close();
+      await scratch.drop();
+    },
+  };
+}
+
+/**
+ * An in-memory PGlite with PostGIS, opened like openDb('pglite:memory') in src/db/connect.ts but keeping
+ * the PGlite handle, which COPY FROM '/dev/blob' needs (its `blob` option does not pass through Kysely).
+ * Keep this in step with the Db interface.
+ */
+async function pgliteTarget(): Promise<Target> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { postgis } = await import('@electric-sql/pglite-postgis');
+  const pglite = await PGlite.create({ extensions: { postgis }, parsers: { 20: (v: string) => v, 1082: (v: string) => v } });
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const db: Db = {
+    kysely,
+    kind: 'pglite',
+    displayUrl: 'pglite:memory',
+    exec: async (script) => {
+      await pglite.exec(script);
+    },
+    // One in-memory database used by this bench only: nothing else can run a job on it.
+    lockJob: async () => ({ holds: async () => undefined, release: async () => undefined }),
+    close: async () => {
+      await kysely.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+  return {
+    label: 'PGlite',
+    db,
+    copy: async (table, columns, text) => {
+      const blob = new Blob([...text]);
+      await pglite.transaction(async (tx) => {
+        await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
+      });
+    },
+    dispose: () => db.close(),
+  };
+}
+
+interface Phase {
+  readonly name: string;
+  readonly ms: number;
+  readonly rows: number;
+  readonly counts?: UpsertCounts;
+}
+
+async function loadInBatches(db: Db, runId: string, rows: readonly PinRow[], batch: number): Promise<UpsertCounts> {
+  const total: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
+  for (let i = 0; i < rows.length; i += batch) {
+    const part = rows.slice(i, i + batch);
+    // As the sweep: one transaction per tile.
+    const c = await db.kysely.transaction().execute((trx) => upsertTracked(trx, pinsRelation, runId, part));
+    total.inserted += c.inserted;
+    total.updated += c.updated;
+    total.unchanged += c.unchanged;
+  }
+  return total;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+async function benchTarget(target: Target, pins: readonly Pin[], batch: number): Promise<Phase[]> {
+  const { db } = target;
+  const n = pins.length;
+  await migrate(db);
+  // Same columns, defaults, CHECK, primary key and indexes (GiST on geom, type, id) and the same foreign keys.
+  await db.exec(`
+    CREATE SCHEMA bench;
+    CREATE TABLE bench.pins_copy (LIKE efa.pins INCLUDING ALL);
+    ALTER TABLE bench.pins_copy ADD FOREIGN KEY (first_run) REFERENCES efa.runs (run_id),
+                                ADD FOREIGN KEY (changed_run) REFERENCES efa.runs (run_id);`);
+  const newRun = (night: string): Promise<string> => createRun(db.kysely, { jobName: `bench-${night}`, jobHash: 'bench', options: {} });
+
+  // Rows are normalised before the clocks start: both sides load the same PinRow objects.
+  const rows = pins.map(toPinRow);
+  // An attribute change: a name change would change the key of a pin without id (a new pin, not an update).
+  const changed = pins.map((p, i) => (i % 20 === 0 ? toPinRow({ ...p, attrs: { ...p.attrs, benchRevision: 2 } }) : rows[i] as PinRow));
+
+  const phases: Phase[] = [];
+  const copyRun = await newRun('copy');
+  const copy = await timed(() => target.copy('bench.pins_copy', copyColumns, copyText(rows, copyRun)));
+  phases.push({ name: 'COPY (one stream, baseline)', ms: copy.ms, rows: n });
+
+  const run1 = await newRun('1');
+  const first = await timed(() => loadInBatches(db, run1, rows, batch));
+  phases.push({ name: 'loader: first load (all inserts)', ms: first.ms, rows: n, counts: first.value });
+  // A night later autovacuum will have analysed the table; without it the planner guesses from an empty one.
+  await sql`ANALYZE efa.pins`.execute(db.kysely);
+
+  const run2 = await newRun('2');
+  const second = await timed(() => loadInBatches(db, run2, rows, batch));
+  phases.push({ name: 'loader: night two (all unchanged)', ms: second.ms, rows: n, counts: second.value });
+
+  const run3 = await newRun('3');
+  const third = await timed(() => loadInBatches(db, run3, changed, batch));
+  phases.push({ name: 'loader: 5 % changed', ms: third.ms, rows: n, counts: third.value });
+
+  const check = await sql<{ copied: number; loaded: number; changes: number }>`
+    SELECT (SELECT count(*) FROM bench.pins_copy)::int AS copied, (SELECT count(*) FROM efa.pins)::int AS loaded,
+           (SELECT count(*) FROM efa.changes WHERE relation = 'pins')::int AS changes`.execute(db.kysely);
+  const c = check.rows[0];
+  const expectedUpdates = Math.ceil(n / 20);
+  const ok =
+    c?.copied === n && c.loaded === n && first.value.inserted === n && second.value.unchanged === n && third.value.updated === expectedUpdates;
+  console.log(
+    `${target.label}: check ${ok ? 'ok' : 'MISMATCH'}: copied ${c?.copied}, loaded ${c?.loaded}, change-log rows ${c?.changes} ` +
+      `(expected ${n} + ${expectedUpdates})`,
+  );
+  if (!ok) throw new Error(`${target.label}: the loader bench's row counts are not what was loaded (${JSON.stringify({ c, first, second, third })})`);
+  return phases;
+}
+
+function report(label: string, phases: readonly Phase[], batch: number): BenchLine[] {
+  const copy = phases[0];
+  if (!copy) return [];
+  const copyRate = copy.rows / (copy.ms / 1000);
+  const table = phases.map((p) => {
+    const rate = p.rows / (p.ms / 1000);
+    return {
+      phase: p.name,
+      rows: p.rows,
+      time: secs(p.ms),
+      'rows/s': int(rate),
+      'vs COPY': ratio(rate, copyRate),
+      'ins/upd/same': p.counts ? `${p.counts.inserted}/${p.counts.updated}/${p.counts.unchanged}` : '-',
+    };
+  });
+  console.log(
+    `${label}: ${copy.rows} pins in tile order; loader batches of ${batch} rows (one transaction each). Both tables have ` +
+      `the PK, GiST(geom), type and id indexes, the CHECK and both run foreign keys of efa.pins; the loader also writes ` +
+      `efa.run_seen (every key) and efa.changes (every insert/update), COPY only the table.`,
+  );
+  console.table(table);
+  return phases.slice(1).map((p) => ({
+    metric: `${label} ${p.name.replace('loader: ', 'loader ')} rows/s`,
+    value: int(p.rows / (p.ms / 1000)),
+    baseline: `COPY ${int(copyRate)}`,
+    ratio: ratio(p.rows / (p.ms / 1000), copyRate),
+  }));
+}
+
+export async function benchLoader(opts: LoaderBenchOptions = {}): Promise<BenchResult> {
+  const rows = opts.rows ?? 100_000;
+  const pgliteRows = opts.pgliteRows ?? 20_000;
+  const batch = opts.batch ?? 500;
+  const lines: BenchLine[] = [];
+  const notes: string[] = [];
+  const t0 = performance.now();
+  const pins = benchPins(Math.max(rows, pgliteRows));
+  console.log(`generated ${pins.length} distinct pins in ${secs(performance.now() - t0)}`);
+
+  const reach = await postgresReachable();
+  if (reach.ok) {
+    const target = await postgresTarget();
+    try {
+      lines.push(...report('PostgreSQL', await benchTarget(target, pins.slice(0, rows), batch), batch));
+    } finally {
+      await target.dispose();
+    }
+  } else {
+    const note = `PostgreSQL not reachable (${reach.reason}): measured on PGlite only`;
+    console.log(note);
+    notes.push(note);
+  }
+
+  if (pgliteRows > 0) {
+    const t = performance.now();
+    const target = await pgliteTarget();
+    console.log(`PGlite started in ${secs(performance.now() - t)}`);
+    try {
+      lines.push(...report('PGlite', await benchTarget(target, pins.slice(0, pgliteRows), batch), batch));
+    } finally {
+      await target.dispose();
+    }
+  }
+  return { lines, notes };
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) await benchLoader();
