@@ -10,12 +10,18 @@ export function names(params: Params): string[] {
   return params.map(([key]) => key);
 }
 
-export function parameterError(fn: () => unknown): EfaParameterError {
+/** What `fn` throws; fails the test when it throws nothing. */
+export function thrown(fn: () => unknown): unknown {
   try {
     fn();
   } catch (error) {
-    if (error instanceof EfaParameterError) return error;
-    throw error;
+    return error;
   }
-  throw new Error('expected an EfaParameterError');
+  throw new Error('expected a throw');
+}
+
+export function parameterError(fn: () => unknown): EfaParameterError {
+  const error = thrown(fn);
+  if (error instanceof EfaParameterError) return error;
+  throw error;
 }

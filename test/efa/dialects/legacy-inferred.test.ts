@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { legacyDialect } from '../../../src/efa/dialects/legacy.js';
 import { ImplausibleCoordinates, ShapeMismatch } from '../../../src/efa/parse/common.js';
+import { thrown } from '../helpers.js';
 
 const parse = legacyDialect.parse;
 const itd = (year: string, month: string, day: string, hour = '0', minute = '0') => ({ itdDate: { year, month, day, weekday: '1' }, itdTime: { hour, minute } });
@@ -21,14 +22,6 @@ const notice = {
 };
 const addInfo = (entries: unknown) => ({ parameters: [{ name: 'serverID', value: 'X' }], additionalInformation: { travelInformations: { travelInformation: entries } } });
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('legacy AddInfo (inferred shape, no real sample)', () => {
   it('maps infoID, type, infoLink, priority, the whole validity range and diva line keys', () => {

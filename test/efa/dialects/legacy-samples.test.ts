@@ -9,6 +9,7 @@ import { legacyDialect } from '../../../src/efa/dialects/legacy.js';
 import { EfaCoordinateFormatError } from '../../../src/efa/errors.js';
 import { ImplausibleCoordinates } from '../../../src/efa/parse/common.js';
 import { json, rejection, setup } from '../fakes.js';
+import { thrown } from '../helpers.js';
 
 const SAMPLES = '/work/shared/efa-samples';
 const load = (name: string): Record<string, unknown> => JSON.parse(readFileSync(`${SAMPLES}/${name}`, 'utf8')) as Record<string, unknown>;
@@ -19,14 +20,6 @@ function withWgs84(body: unknown): unknown {
   return JSON.parse(JSON.stringify(body), (key, value: unknown) => (key === 'coords' && typeof value === 'string' ? '11.60000,48.20000' : value)) as unknown;
 }
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('legacy CoordInfo: MVV XML_COORD_REQUEST sample', () => {
   const { records, rejects } = legacyDialect.parse.coordInfo(load('legacy-json/coord-jlnstrk-transit-mvv.json'));

@@ -6,18 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { rapidJsonDialect } from '../../../src/efa/dialects/rapidjson.js';
 import { ImplausibleCoordinates, ShapeMismatch } from '../../../src/efa/parse/common.js';
 import { pinTypeOf } from '../../../src/efa/parse/rapidjson/locations.js';
+import { thrown } from '../helpers.js';
 
 const { parse } = rapidJsonDialect;
 const stop = (over: Record<string, unknown> = {}) => ({ id: 'de:08111:6008', name: 'Stuttgart Hbf', type: 'stop', coord: [48.7843, 9.1818], ...over });
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('coordinates', () => {
   it('a grid coordinate (no coordOutputFormat) stops with ImplausibleCoordinates at its path', () => {
