@@ -8,6 +8,7 @@ import { benchRunMemory } from './run-memory.js';
 import { benchSimWorld } from './sim-world.js';
 import { benchTiling } from './tiling.js';
 import { gc, header, secs, type BenchResult } from './util.js';
+import { benchNights } from './nights.js';
 
 interface Bench {
   readonly name: string;
@@ -19,6 +20,7 @@ const benches: readonly Bench[] = [
   { name: 'sim-world', title: 'sim-world: build time, memory and box queries of generated worlds (100k, 1M pins)', run: () => benchSimWorld() },
   { name: 'tiling', title: 'tiling: CoordInfo requests of a full sweep against the floor', run: () => benchTiling() },
   { name: 'loader', title: 'loader: rows/s of the set-based loader beside a plain COPY of the same rows', run: () => benchLoader() },
+  { name: 'nights', title: 'nights: CoordInfo requests of night one and night two beside the floor', run: () => benchNights() },
   { name: 'run-memory', title: 'run-memory: peak memory of a run over a 1,000,000-pin world (baseline: 100,000)', run: () => benchRunMemory() },
 ];
 

@@ -13,11 +13,11 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openDb } from '../src/db/connect.js';
-import { validateJob, type JobInput, type LoadedJob } from '../src/job/index.js';
 import { DEFAULT_REGION } from '../src/sim/index.js';
 import { runJob } from '../src/sweep/run.js';
 import { createLogger } from '../src/util/log.js';
 import {
+  inlineJob,
   scratchDb,
   gc,
   int,
@@ -61,13 +61,6 @@ interface ProgressMessage {
   readonly elapsedMs: number;
   readonly peakRss: number;
   readonly peakHeap: number;
-}
-
-/** As test/helpers/job.ts does: a LoadedJob from an inline job. */
-function inlineJob(input: JobInput): LoadedJob {
-  const job = validateJob(input, 'bench job');
-  if (!('bbox' in job.region)) throw new Error('bench jobs use a bbox region');
-  return { job, file: '(inline)', region: { bbox: job.region.bbox }, hash: `bench-${job.name}` };
 }
 
 /** `efa-sync sim` in a child process (returned at once, for cleanup) and its URL, the first line of its stdout. */

@@ -2,6 +2,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pg from 'pg';
+import { validateJob, type JobInput, type LoadedJob } from '../src/job/index.js';
 
 /** One line of the final summary table of `npm run bench`. */
 export interface BenchLine {
@@ -136,3 +137,11 @@ export function header(title: string): void {
   const bar = '='.repeat(Math.max(20, title.length + 8));
   console.log(`\n${bar}\n=== ${title}\n${bar}`);
 }
+
+/** As test/helpers/job.ts does: a LoadedJob from an inline job. */
+export function inlineJob(input: JobInput): LoadedJob {
+  const job = validateJob(input, 'bench job');
+  if (!('bbox' in job.region)) throw new Error('bench jobs use a bbox region');
+  return { job, file: '(inline)', region: { bbox: job.region.bbox }, hash: `bench-${job.name}` };
+}
+
