@@ -31,15 +31,23 @@ function job(name: string, rps: number) {
   };
 }
 
-/** Starts `efa-sync run` and SIGKILLs it after `ms` milliseconds, like a machine losing power. */
-function runAndKillAfter(args: string[], ms: number): Promise<number | null> {
+/**
+ * Starts `efa-sync run` and SIGKILLs it, like a machine losing power, `delayMs` after its log
+ * shows `pattern` (a phase), so the moment is random but the phase is known to have work left.
+ */
+function runAndKillDuring(args: string[], pattern: RegExp, delayMs: number): Promise<{ code: number | null; log: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    let armed = false;
+    child.stderr.on('data', (d: Buffer) => {
+      log += d.toString();
+      if (!armed && pattern.test(log)) {
+        armed = true;
+        setTimeout(() => child.kill('SIGKILL'), delayMs);
+      }
     });
+    child.on('close', (code) => resolve({ code, log }));
   });
 }
 
@@ -53,7 +61,7 @@ describe('crash safety: runs killed at any moment resume to the same database', 
     db = await createTestDbUrl();
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-resume-'));
     file = join(dir, 'resume.json');
-    await writeFile(file, JSON.stringify(job('resume', 30)));
+    await writeFile(file, JSON.stringify(job('resume', 20)));
   });
   afterAll(async () => {
     await sim?.stop();
@@ -65,15 +73,18 @@ describe('crash safety: runs killed at any moment resume to the same database', 
     const args = ['run', file, '--db', db.url, '--base-url', sim.url, '--json'];
     // Failpoints kill the process at exact phases (during requests, inside a tile's transaction,
     // inside a unit's transaction, during finalisation); one more kill comes from outside at a
-    // random moment of the second attempt.
-    const first = await runCli(args, { EFA_SYNC_FAILPOINT: 'request:4' }, 180_000);
-    expect(first.code, first.stderr.slice(-500)).toBeNull();
-    const killedAt = 4000 + Math.floor(Math.random() * 5000);
-    expect(await runAndKillAfter(args, killedAt), `killed from outside after ${killedAt} ms`).toBeNull();
-    for (const phase of ['tile-commit:3', 'unit-commit:20', 'finalise:1']) {
+    // random moment of the ServingLines phase. Each attempt resumes the one before.
+    const kill = async (phase: string): Promise<void> => {
       const r = await runCli(args, { EFA_SYNC_FAILPOINT: phase }, 180_000);
       expect(r.code, `killed at ${phase}: ${r.stderr.slice(-500)}`).toBeNull();
-    }
+    };
+    await kill('request:4');
+    await kill('tile-commit:3');
+    const delay = Math.floor(Math.random() * 1500);
+    const outside = await runAndKillDuring(args, /sweeping servingLines/, delay);
+    expect(outside.code, `killed ${delay} ms into servingLines: ${outside.log.slice(-500)}`).toBeNull();
+    await kill('unit-commit:10');
+    await kill('finalise:1');
     const last = await runCli(args, {}, 180_000);
     expect(last.code, last.stderr.slice(-800)).toBe(0);
     const summary = JSON.parse(last.stdout) as RunSummary;
