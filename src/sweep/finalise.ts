@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import type { BBox } from '../tiling/index.js';
@@ -28,7 +28,8 @@ export async function markGone(
       ) SELECT count(*)::int AS n FROM gone`.execute(trx);
     marked[relation] = r.rows[0]?.n ?? 0;
   };
-  const seenThisRun = (relation: string, key: ReturnType<typeof sql.ref>) =>
+  type KeyExpression = ReturnType<typeof sql.ref> | RawBuilder<unknown>;
+  const seenThisRun = (relation: string, key: KeyExpression) =>
     sql`EXISTS (SELECT 1 FROM efa.run_seen s WHERE s.run_id = ${runId}::bigint AND s.relation = ${relation} AND s.key = ${key})`;
   const seenByJobBefore = (relation: string, key: ReturnType<typeof sql.ref>) =>
     sql`EXISTS (SELECT 1 FROM efa.run_seen s JOIN efa.runs r ON r.run_id = s.run_id
@@ -65,8 +66,7 @@ export async function markGone(
         WHERE sl.deleted_at IS NULL
           AND EXISTS (SELECT 1 FROM efa.run_tiles t WHERE t.run_id = ${runId}::bigint AND t.operation = 'servingLines'
                         AND t.status = 'done' AND t.tile_id = 'stop:' || sl.stop_id)
-          AND NOT EXISTS (SELECT 1 FROM efa.run_seen s WHERE s.run_id = ${runId}::bigint AND s.relation = 'stop_lines'
-                            AND s.key = sl.stop_id || '|' || sl.line_key)
+          AND NOT ${seenThisRun('stop_lines', sql`sl.stop_id || '|' || sl.line_key`)}
         RETURNING sl.stop_id || '|' || sl.line_key AS k`,
     );
   }

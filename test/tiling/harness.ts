@@ -16,6 +16,7 @@ import {
   tileIntersectsRegion,
 } from '../../src/tiling/index.js';
 import type { BBox, Point, Region, Tile } from '../../src/tiling/index.js';
+import { makeRng } from '../../src/sim/rng.js';
 
 export const STUTTGART: BBox = [9.05, 48.7, 9.3, 48.85];
 
@@ -26,17 +27,8 @@ export interface World {
   readonly lat: Float64Array;
 }
 
-/** mulberry32: small, seeded, good enough for synthetic worlds. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The simulator's seeded generator, so the harness worlds are as reproducible as the simulator's. */
+export const rng: (seed: number) => () => number = makeRng;
 
 function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12);
