@@ -24,7 +24,7 @@ export async function sweepAddInfo(ctx: SweepContext): Promise<void> {
     () => ctx.client.addInfo(options),
     async (trx, result) => {
       const rows = dedupeNotices(result.records).map(toNoticeRow);
-      ctx.stats.addRows('notices', await upsertTracked(trx, noticesRelation, ctx.runId, rows));
+      await upsertTracked(trx, noticesRelation, ctx.runId, rows);
     },
   );
 }

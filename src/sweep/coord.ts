@@ -66,7 +66,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       await ctx.transact((trx) =>
         recordTiles(trx, ctx.runId, [tileRecord(tile, { status: 'failed', attempts: 0, hits: 0, durationMs: Date.now() - started, error: message })]),
       );
-      ctx.stats.failed('coordInfo', tile.id, message);
+      ctx.stats.addUnit('coordInfo', 'failed');
       ctx.progress.unitDone(true);
       return [];
     }
@@ -95,14 +95,12 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: hits.length });
     }
     const rows = hits.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
-    const counts = await ctx.transact(async (trx) => {
-      const c = await upsertTracked(trx, pinsRelation, ctx.runId, rows);
+    await ctx.transact(async (trx) => {
+      await upsertTracked(trx, pinsRelation, ctx.runId, rows);
       ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
       await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: capped ? 'capped' : 'done', ...done })]);
       failpoint('tile-commit');
-      return c;
     });
-    ctx.stats.addRows('pins', counts);
     ctx.stats.addUnit('coordInfo', capped ? 'capped' : 'done');
     ctx.progress.unitDone();
     return [];

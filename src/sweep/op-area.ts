@@ -38,9 +38,9 @@ export async function sweepOpArea(ctx: SweepContext): Promise<void> {
       () => ctx.client.opArea(req.options),
       async (trx, result) => {
         const rows = result.records.map(toProviderRows);
-        ctx.stats.addRows('sharing_providers', await upsertTracked(trx, providersRelation, ctx.runId, rows.map((r) => r.provider)));
+        await upsertTracked(trx, providersRelation, ctx.runId, rows.map((r) => r.provider));
         const { ok, rejected } = await partitionRepairableAreas(trx, rows.flatMap((r) => r.areas));
-        ctx.stats.addRows('operating_areas', await upsertTracked(trx, areasRelation, ctx.runId, ok));
+        await upsertTracked(trx, areasRelation, ctx.runId, ok);
         ctx.stats.rejects += await insertRejects(
           trx,
           ctx.runId,

@@ -54,9 +54,9 @@ export async function sweepServingLines(ctx: SweepContext): Promise<void> {
           () => ctx.client.servingLinesAtStop({ stopId, ...common }),
           async (trx, result) => {
             const rows = result.records.map(toLineRow);
-            ctx.stats.addRows('lines', await upsertTracked(trx, linesRelation, ctx.runId, rows));
+            await upsertTracked(trx, linesRelation, ctx.runId, rows);
             const pairs = rows.map((r) => ({ stopId, lineKey: r.line_key }));
-            ctx.stats.addRows('stop_lines', await upsertStopLines(trx, ctx.runId, pairs));
+            await upsertStopLines(trx, ctx.runId, pairs);
           },
         );
         return [];
@@ -70,7 +70,7 @@ export async function sweepServingLines(ctx: SweepContext): Promise<void> {
       { operation: 'servingLines', id: `line:${lineName}` },
       () => ctx.client.servingLinesByName({ lineName, ...common }),
       async (trx, result) => {
-        ctx.stats.addRows('lines', await upsertTracked(trx, linesRelation, ctx.runId, result.records.map(toLineRow)));
+        await upsertTracked(trx, linesRelation, ctx.runId, result.records.map(toLineRow));
       },
     );
     return [];

@@ -50,7 +50,7 @@ export async function sweepStopFinder(ctx: SweepContext): Promise<void> {
         const row = toPinRow(pin);
         const seen = await sql<{ n: number }>`
           SELECT count(*)::int AS n FROM efa.run_seen WHERE run_id = ${ctx.runId}::bigint AND relation = 'pins' AND key = ${row.pin_key}`.execute(trx);
-        if ((seen.rows[0]?.n ?? 0) === 0) ctx.stats.addRows('pins', await upsertTracked(trx, pinsRelation, ctx.runId, [row]));
+        if ((seen.rows[0]?.n ?? 0) === 0) await upsertTracked(trx, pinsRelation, ctx.runId, [row]);
       },
     );
     return [];

@@ -48,7 +48,7 @@ export async function runUnit<T>(
     const message = errorText(error);
     ctx.log.warn(`${unit.operation} ${unit.id} failed: ${message}`);
     await ctx.transact((trx) => recordTiles(trx, ctx.runId, [progress('failed', 0, 0, message)]));
-    ctx.stats.failed(unit.operation, unit.id, message);
+    ctx.stats.addUnit(unit.operation, 'failed');
     ctx.progress.unitDone(true);
     return false;
   }
