@@ -38,3 +38,12 @@ export function dedupeNotices(notices: Iterable<Notice>): Notice[] {
   for (const n of notices) byId.set(n.id, n);
   return [...byId.values()];
 }
+
+/**
+ * rapidJSON answers a "current" query with `infos.current` and `infos.historic` together; the
+ * dialect marks the historic ones (`attrs.publication`), and a sweep of current notices keeps only
+ * the current ones, so an ended notice is never stored as active.
+ */
+export function withPublication(notices: readonly Notice[], status: 'current' | 'history'): Notice[] {
+  return status === 'current' ? notices.filter((n) => n.attrs['publication'] !== 'historic') : [...notices];
+}

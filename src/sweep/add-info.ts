@@ -1,7 +1,7 @@
 import { noticesRelation } from '../db/relations.js';
 import { upsertTracked } from '../db/upsert.js';
 import type { AddInfoOptions } from '../efa/index.js';
-import { dedupeNotices, toNoticeRow } from '../normalize/notices.js';
+import { dedupeNotices, toNoticeRow, withPublication } from '../normalize/notices.js';
 import type { SweepContext } from './context.js';
 import { runUnit } from './unit.js';
 
@@ -23,7 +23,7 @@ export async function sweepAddInfo(ctx: SweepContext): Promise<void> {
     { operation: 'addInfo', id: 'all' },
     () => ctx.client.addInfo(options),
     async (trx, result) => {
-      const rows = dedupeNotices(result.records).map(toNoticeRow);
+      const rows = dedupeNotices(withPublication(result.records, publicationStatus)).map(toNoticeRow);
       await upsertTracked(trx, noticesRelation, ctx.runId, rows);
     },
   );
