@@ -21,14 +21,8 @@ export interface TruthOptions {
   readonly date?: string;
 }
 
-export interface TruthPin {
-  readonly key: string;
-  readonly type: PinType;
-  readonly id?: string;
-  readonly name: string;
-  readonly lon: number;
-  readonly lat: number;
-}
+/** A pin as a sweep must store it: the world's pin without its extra attributes. */
+export type TruthPin = Pick<Pin, 'key' | 'type' | 'id' | 'name' | 'lon' | 'lat'>;
 
 export interface Truth {
   readonly pins: TruthPin[];

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import type { BBox } from '../tiling/index.js';
+import { sweptPinTypes } from './plan.js';
 import type { RelationStats } from './stats.js';
 
 /**
@@ -40,8 +41,7 @@ export async function markGone(
 
   const coord = job.sweeps.coord;
   if (coord) {
-    const any = coord.types.includes('ANY');
-    const types = [...coord.types.filter((t) => t !== 'ANY'), ...(coord.parking ? ['PARKING'] : [])];
+    const { any, types } = sweptPinTypes(coord);
     const [, , maxX, maxY] = ctx.regionBBox;
     const region = 'geojson' in ctx.region ? JSON.stringify(ctx.region.geojson) : null;
     await logged(
