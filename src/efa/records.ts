@@ -21,6 +21,8 @@ export const pinSchema = z.object({
   name: z.string(),
   coord: coordSchema,
   motTypes: z.array(z.int().nonnegative()),
+  /** The stop's global id (IFOPT / DHID, `de:08111:6008`) where the answer carries one. */
+  globalId: z.string().min(1).optional(),
   attrs: attrsSchema,
 });
 
@@ -34,6 +36,10 @@ export const locationSchema = z.object({
   matchQuality: z.number(),
   coord: coordSchema.optional(),
   assignedStops: z.array(assignedStopSchema).optional(),
+  /** Means of transport of a stop (rapidJSON productClasses / modes), where the answer says. */
+  motTypes: z.array(z.int().nonnegative()).optional(),
+  /** The stop's global id (IFOPT / DHID) where the answer carries one (legacy `gid`, rapidJSON properties). */
+  globalId: z.string().min(1).optional(),
   attrs: attrsSchema,
 });
 

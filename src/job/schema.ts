@@ -79,6 +79,8 @@ export const opAreaSweepSchema = z.strictObject({
   /** RADIAL only: the search radius around each tile centre; default: the tile's half diagonal. */
   radiusM: z.number().int().positive().optional(),
   vehicleKinds: z.array(z.enum(OPAREA_VEHICLE_KINDS)).min(1).optional(),
+  /** Keep only operating areas that intersect the job's region (some deployments answer nationwide). */
+  clipToRegion: z.boolean().default(false),
 });
 
 export const servingLinesSweepSchema = z.strictObject({
@@ -115,8 +117,20 @@ export const sweepsSchema = z.strictObject({
  */
 const headerValueSchema = z.union([z.string(), z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name') })]);
 
+const identifier = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
 export const jobSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'name: letters, digits, _ . - (at most 63)'),
+  name: z.string().regex(identifier, 'name: letters, digits, _ . - (at most 63)'),
+  /**
+   * The deployment this job harvests. Every row belongs to one source; jobs of the same deployment
+   * share it, so their rows are one set. Default: the job's name.
+   */
+  source: z.string().regex(identifier, 'source: letters, digits, _ . - (at most 63)').optional(),
+  /**
+   * The mass-deletion guard: a run that would mark more than this share of a relation's live rows
+   * in its scope as gone (and more than a handful) marks none and ends partial.
+   */
+  maxGonePercent: z.number().min(0).max(100).default(5),
   description: z.string().optional(),
   baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }),
   region: regionSchema,
