@@ -1,6 +1,6 @@
 /**
- * Load throughput of the set-based loader (upsertTracked + pinsRelation, one transaction per
- * tile-sized batch, as the sweep writes) beside a plain COPY of the same rows into a table with the
+ * Load throughput of the loader (COPY into a staging table, then one set-based merge per batch:
+ * mergeRows with the pins entity, one transaction per tile-sized batch, as the sweep writes) beside a plain COPY of the same rows into a table with the
  * same columns, constraints and indexes, on the same database, in the same run:
  *   COPY          all rows in one COPY … FROM STDIN (the baseline)
  *   first load    the loader into an empty efa.pins: every row an insert (+ run_seen + changes)
@@ -8,20 +8,15 @@
  *   5 % changed   the same rows with every 20th renamed: 5 % updates, 95 % unchanged
  * On the local PostgreSQL + PostGIS (BENCH_PG_URL); on embedded PGlite too, with fewer rows.
  */
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Kysely, PGliteDialect, sql } from 'kysely';
-import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { sql } from 'kysely';
 import { openDb, type Db } from '../src/db/connect.js';
+import { copyText } from '../src/db/copy.js';
+import { createRun, type OpenedRun } from '../src/db/ledger.js';
+import { mergeRows, type MergeCounts } from '../src/db/merge.js';
 import { migrate } from '../src/db/migrate.js';
 import { intArrayLiteral } from '../src/db/pg-array.js';
-import { pinsRelation } from '../src/db/relations.js';
-import { createRun } from '../src/db/runs.js';
-import type { Database } from '../src/db/tables.js';
-import { upsertTracked, type UpsertCounts } from '../src/db/upsert.js';
 import type { Pin } from '../src/efa/records.js';
-import { pinKey, toPinRow, type PinRow } from '../src/normalize/pins.js';
+import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/entities/index.js';
 import { generateWorld } from '../src/sim/index.js';
 import type { Pin as SimPin } from '../src/sim/types.js';
 import { createScratchDb, int, postgresReachable, ratio, secs, type BenchLine, type BenchResult } from './util.js';
@@ -35,11 +30,10 @@ export interface LoaderBenchOptions {
   readonly batch?: number;
 }
 
-/** Where the bench loads: a migrated database plus a way to COPY text-format data into a table. */
+/** Where the bench loads: a migrated database (COPY goes through Db.transaction's copyIn, as the loader's). */
 interface Target {
   readonly label: string;
   readonly db: Db;
-  copy(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -81,39 +75,14 @@ function benchPins(n: number): Pin[] {
   return out.sort((a, b) => a.z - b.z).map((o) => o.pin);
 }
 
-/** COPY text format: backslash, tab, newline and carriage return escaped; null as \N. */
-function copyField(v: string | null): string {
-  if (v === null) return '\\N';
-  return v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-}
+const copyColumns = ['source', 'pin_key', 'type', 'id', 'name', 'mot_types', 'geom', 'global_id', 'attrs', 'content_hash', 'first_run', 'changed_run'] as const;
 
-const copyColumns = ['pin_key', 'type', 'id', 'name', 'mot_types', 'geom', 'attrs', 'content_hash', 'first_run', 'changed_run'] as const;
-
-/** The rows as COPY text, in chunks of about 256 kB; the same serialisation work the loader does (arrays, JSON). */
-function* copyText(rows: readonly PinRow[], runId: string): Generator<string> {
-  let chunk = '';
-  for (const r of rows) {
-    chunk +=
-      [
-        r.pin_key,
-        r.type,
-        r.id,
-        r.name,
-        intArrayLiteral(r.mot_types),
-        `SRID=4326;POINT(${r.lon} ${r.lat})`,
-        JSON.stringify(r.attrs),
-        r.content_hash,
-        runId,
-        runId,
-      ]
-        .map(copyField)
-        .join('\t') + '\n';
-    if (chunk.length > 256_000) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
+/** The rows as COPY text: the same serialisation work the loader does (arrays, JSON). */
+function baselineText(rows: readonly PinRow[], runId: string): Generator<string> {
+  return copyText(rows, (r) => [
+    'bench', r.pin_key, r.type, r.id, r.name, intArrayLiteral(r.mot_types), `SRID=4326;POINT(${r.lon} ${r.lat})`, r.global_id,
+    JSON.stringify(r.attrs), r.content_hash, runId, runId,
+  ]);
 }
 
 async function postgresTarget(): Promise<Target> {
@@ -122,18 +91,6 @@ async function postgresTarget(): Promise<Target> {
   return {
     label: 'PostgreSQL',
     db,
-    copy: async (table, columns, text) => {
-      const client = new pg.Client({ connectionString: scratch.url });
-      await client.connect();
-      try {
-        await client.query('BEGIN');
-        const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-        await pipeline(Readable.from(text), stream);
-        await client.query('COMMIT');
-      } finally {
-        await client.end();
-      }
-    },
     dispose: async () => {
       await db.close();
       await scratch.drop();
@@ -141,56 +98,24 @@ async function postgresTarget(): Promise<Target> {
   };
 }
 
-/**
- * An in-memory PGlite with PostGIS, opened like openDb('pglite:memory') in src/db/connect.ts but keeping
- * the PGlite handle, which COPY FROM '/dev/blob' needs (its `blob` option does not pass through Kysely).
- * Keep this in step with the Db interface.
- */
 async function pgliteTarget(): Promise<Target> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { postgis } = await import('@electric-sql/pglite-postgis');
-  const pglite = await PGlite.create({ extensions: { postgis }, parsers: { 20: (v: string) => v, 1082: (v: string) => v } });
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  const db: Db = {
-    kysely,
-    kind: 'pglite',
-    displayUrl: 'pglite:memory',
-    exec: async (script) => {
-      await pglite.exec(script);
-    },
-    // One in-memory database used by this bench only: nothing else can run a job on it.
-    lockJob: async () => ({ holds: async () => undefined, release: async () => undefined }),
-    close: async () => {
-      await kysely.destroy();
-      if (!pglite.closed) await pglite.close();
-    },
-  };
-  return {
-    label: 'PGlite',
-    db,
-    copy: async (table, columns, text) => {
-      const blob = new Blob([...text]);
-      await pglite.transaction(async (tx) => {
-        await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
-      });
-    },
-    dispose: () => db.close(),
-  };
+  const db = await openDb('pglite:memory');
+  return { label: 'PGlite', db, dispose: () => db.close() };
 }
 
 interface Phase {
   readonly name: string;
   readonly ms: number;
   readonly rows: number;
-  readonly counts?: UpsertCounts;
+  readonly counts?: MergeCounts;
 }
 
-async function loadInBatches(db: Db, runId: string, rows: readonly PinRow[], batch: number): Promise<UpsertCounts> {
-  const total: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
+async function loadInBatches(db: Db, run: OpenedRun, rows: readonly PinRow[], batch: number): Promise<MergeCounts> {
+  const total: MergeCounts = { inserted: 0, updated: 0, unchanged: 0 };
   for (let i = 0; i < rows.length; i += batch) {
     const part = rows.slice(i, i + batch);
     // As the sweep: one transaction per tile.
-    const c = await db.kysely.transaction().execute((trx) => upsertTracked(trx, pinsRelation, runId, part));
+    const c = await db.transaction((tx) => mergeRows(tx, pinsEntity, run, part));
     total.inserted += c.inserted;
     total.updated += c.updated;
     total.unchanged += c.unchanged;
@@ -214,7 +139,8 @@ async function benchTarget(target: Target, pins: readonly Pin[], batch: number):
     CREATE TABLE bench.pins_copy (LIKE efa.pins INCLUDING ALL);
     ALTER TABLE bench.pins_copy ADD FOREIGN KEY (first_run) REFERENCES efa.runs (run_id),
                                 ADD FOREIGN KEY (changed_run) REFERENCES efa.runs (run_id);`);
-  const newRun = (night: string): Promise<string> => createRun(db.kysely, { jobName: `bench-${night}`, jobHash: 'bench', options: {} });
+  const scope = { source: 'bench', region: '{"type":"Polygon","coordinates":[]}', regionMax: [0, 0] as const, relations: {} };
+  const newRun = (night: string): Promise<OpenedRun> => createRun(db.kysely, { jobName: `bench-${night}`, jobHash: 'bench', scope, options: {} });
 
   // Rows are normalised before the clocks start: both sides load the same PinRow objects.
   const rows = pins.map(toPinRow);
@@ -223,7 +149,7 @@ async function benchTarget(target: Target, pins: readonly Pin[], batch: number):
 
   const phases: Phase[] = [];
   const copyRun = await newRun('copy');
-  const copy = await timed(() => target.copy('bench.pins_copy', copyColumns, copyText(rows, copyRun)));
+  const copy = await timed(() => db.transaction((tx) => tx.copyIn('bench.pins_copy', copyColumns, baselineText(rows, copyRun.runId))));
   phases.push({ name: 'COPY (one stream, baseline)', ms: copy.ms, rows: n });
 
   const run1 = await newRun('1');
@@ -243,7 +169,7 @@ async function benchTarget(target: Target, pins: readonly Pin[], batch: number):
   const check = await sql<{ copied: number; loaded: number; changes: number }>`
     SELECT (SELECT count(*) FROM bench.pins_copy)::int AS copied, (SELECT count(*) FROM efa.pins)::int AS loaded,
            (SELECT count(*) FROM efa.changes WHERE relation = 'pins')::int AS changes`.execute(db.kysely);
-  const c = check.rows[0];
+  const c = check.rows[0] as { copied: number; loaded: number; changes: number } | undefined;
   const expectedUpdates = Math.ceil(n / 20);
   const ok =
     c?.copied === n && c.loaded === n && first.value.inserted === n && second.value.unchanged === n && third.value.updated === expectedUpdates;
@@ -272,7 +198,7 @@ function report(label: string, phases: readonly Phase[], batch: number): BenchLi
   });
   console.log(
     `${label}: ${copy.rows} pins in tile order; loader batches of ${batch} rows (one transaction each). Both tables have ` +
-      `the PK, GiST(geom), type and id indexes, the CHECK and both run foreign keys of efa.pins; the loader also writes ` +
+      `the primary key (fid), the unique (source, pin_key), GiST(geom), (source, type), (source, id) and global_id indexes, the CHECK and both run foreign keys of efa.pins; the loader also writes ` +
       `efa.run_seen (every key) and efa.changes (every insert/update), COPY only the table.`,
   );
   console.table(table);

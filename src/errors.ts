@@ -23,3 +23,21 @@ export class ConfigError extends Error {
     super(message);
   }
 }
+
+/** One line for logs and run records; messages of our named errors already say what and where. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+  }
+  return String(error);
+}
+
+/**
+ * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
+ * bad configuration, a lost run): they end the run at once with their own exit code.
+ */
+export function isFatal(error: unknown): boolean {
+  const code = (error as { exitCode?: unknown } | null)?.exitCode;
+  return code === ExitCode.usage || (error instanceof Error && error.name === 'LeaseLostError');
+}

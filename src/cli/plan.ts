@@ -52,7 +52,7 @@ async function knownFromDb(url: string, job: Job, region: ResolvedRegion): Promi
     if (!exists.rows[0]?.t) return {};
     const stops = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa.pins WHERE type = 'STOP' AND deleted_at IS NULL`.execute(db.kysely);
     if (!job.sweeps.coord) return { stops: stops.rows[0]?.n ?? 0 };
-    const plan = await planCoordTiles(db.kysely, job.sweeps.coord, region, false);
+    const plan = await planCoordTiles(db.kysely, job.source ?? job.name, job.sweeps.coord, region, false);
     return { coordTiles: plan.tiles, known: plan.known, stops: stops.rows[0]?.n ?? 0 };
   } finally {
     await db.close();

@@ -1,7 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { ConfigError } from '../errors.js';
 import { LockedError, lockDataDir } from './lock.js';
 import type { Database } from './tables.js';
@@ -23,7 +26,19 @@ export interface Db {
    * PGlite: the whole data directory is already exclusive to this process (see lockDataDir).
    */
   lockJob(jobName: string): Promise<JobLock>;
+  /**
+   * One transaction on one connection, with COPY: the loader streams rows into a staging table and
+   * merges them with set-based SQL in the same transaction. Rolled back when `fn` throws.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** A transaction: queries through Kysely, and COPY … FROM of text-format rows, on its one connection. */
+export interface Tx {
+  readonly kysely: Kysely<Database>;
+  /** COPY `table` (`columns`) FROM text-format data (see copy.ts); returns when the rows are in. */
+  copyIn(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;
 }
 
 export interface JobLock {
@@ -50,6 +65,8 @@ export function redactUrl(url: string): string {
     return 'postgres://(unparsable url)';
   }
 }
+
+type PGliteInstance = import('@electric-sql/pglite').PGlite;
 
 async function openPglite(location: string): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
@@ -80,6 +97,19 @@ async function openPglite(location: string): Promise<Db> {
       await dirLock?.update({ job });
       return { holds: async (runId) => dirLock?.update({ runId }), release: async () => undefined };
     },
+    // PGlite is one connection, locked by its exclusive transaction; queries of the transaction must
+    // go through its `tx` (the instance itself would wait for the lock). A Kysely over that `tx`
+    // builds them, and COPY FROM '/dev/blob' (whose `blob` option does not pass through Kysely) uses it too.
+    transaction: (fn) =>
+      pglite.transaction(async (tx) => {
+        const onTx = { closed: false, ready: true, query: tx.query.bind(tx), close: async () => undefined } as unknown as PGliteInstance;
+        return fn({
+          kysely: new Kysely<Database>({ dialect: new PGliteDialect({ pglite: onTx }) }),
+          copyIn: async (table, columns, text) => {
+            await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([...text]) });
+          },
+        });
+      }),
     close: async () => {
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
@@ -149,8 +179,41 @@ function openPostgres(url: string): Db {
         },
       };
     },
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ kysely: kyselyOn(client), copyIn: (table, columns, text) => copyInto(client, table, columns, text) });
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    },
     close: () => kysely.destroy(),
   };
+}
+
+/** A Kysely bound to one checked-out client (inside a transaction the caller opened). */
+function kyselyOn(client: pg.PoolClient): Kysely<Database> {
+  const pool: PostgresPool = {
+    // Kysely releases what it acquires; the caller owns this client, so release is a no-op.
+    connect: async () => Object.assign(Object.create(client) as pg.PoolClient, { release: () => undefined }),
+    end: async () => undefined,
+    options: {},
+  };
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+async function copyInto(client: pg.PoolClient, table: string, columns: readonly string[], text: Iterable<string>): Promise<void> {
+  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  await pipeline(Readable.from(text), stream);
 }
 
 /** Opens `postgres://…` / `postgresql://…` or `pglite:<dir>` (`pglite:memory` for a throwaway one). */

@@ -26,6 +26,10 @@ export interface RunsTable {
   resumed_from: string | null;
   pid: number | null;
   host: string | null;
+  source: string;
+  scope: JsonWithDefault;
+  meta: JsonWithDefault;
+  lease: string | null;
 }
 
 export interface RunTilesTable {
@@ -36,7 +40,8 @@ export interface RunTilesTable {
   parent_id: string | null;
   depth: number;
   bbox: Geometry | null;
-  status: 'pending' | 'done' | 'split' | 'capped' | 'failed';
+  status: 'pending' | 'done' | 'incomplete' | 'split' | 'capped' | 'failed';
+  subject: string | null;
   attempts: number;
   hits: number;
   split: boolean;
@@ -46,6 +51,8 @@ export interface RunTilesTable {
 }
 
 interface Tracked {
+  fid: Generated<string>;
+  source: string;
   content_hash: string;
   first_run: string;
   changed_run: string;
@@ -58,6 +65,7 @@ export interface PinsTable extends Tracked {
   name: string;
   mot_types: number[];
   geom: Geometry;
+  global_id: string | null;
   attrs: Json;
   deleted_at: Timestamp | null;
 }
@@ -73,15 +81,16 @@ export interface LinesTable extends Tracked {
   deleted_at: Timestamp | null;
 }
 
-export interface StopLinesTable {
+export interface StopLinesTable extends Tracked {
+  pair_key: string;
   stop_id: string;
   line_key: string;
-  first_run: string;
   deleted_at: Timestamp | null;
 }
 
 export interface RunSeenTable {
   run_id: string;
+  source: string;
   relation: string;
   key: string;
 }
@@ -113,6 +122,7 @@ export interface OperatingAreasTable extends Tracked {
   area_id: string;
   name: string | null;
   geom: Geometry | null;
+  in_region: boolean | null;
   attrs: Json;
   deleted_at: Timestamp | null;
 }
@@ -120,6 +130,7 @@ export interface OperatingAreasTable extends Tracked {
 export interface ChangesTable {
   change_id: Generated<string>;
   run_id: string;
+  source: string;
   relation: string;
   key: string;
   op: 'insert' | 'update' | 'delete';
@@ -130,6 +141,8 @@ export interface ChangesTable {
 export interface RejectsTable {
   reject_id: Generated<string>;
   run_id: string | null;
+  source: string | null;
+  unit: string | null;
   operation: string;
   reason: string;
   raw: Json;

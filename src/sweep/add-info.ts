@@ -1,7 +1,6 @@
-import { noticesRelation } from '../db/relations.js';
-import { upsertTracked } from '../db/upsert.js';
+import { mergeRows } from '../db/merge.js';
 import type { AddInfoOptions } from '../efa/index.js';
-import { dedupeNotices, toNoticeRow, withPublication } from '../normalize/notices.js';
+import { newestPerNotice, notices, toNoticeRow, withPublication } from '../entities/index.js';
 import type { SweepContext } from './context.js';
 import { runUnit } from './unit.js';
 
@@ -22,9 +21,9 @@ export async function sweepAddInfo(ctx: SweepContext): Promise<void> {
     ctx,
     { operation: 'addInfo', id: 'all' },
     () => ctx.client.addInfo(options),
-    async (trx, result) => {
-      const rows = dedupeNotices(withPublication(result.records, publicationStatus)).map(toNoticeRow);
-      await upsertTracked(trx, noticesRelation, ctx.runId, rows);
+    async (tx, result) => {
+      const rows = newestPerNotice(withPublication(result.records, publicationStatus)).map(toNoticeRow);
+      await mergeRows(tx, notices, ctx.run, rows);
     },
   );
 }

@@ -1,18 +1,22 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { Db } from '../db/connect.js';
+import { sql } from 'kysely';
+import type { Db, Tx } from '../db/connect.js';
+import { assertLease, insertRejects, type OpenedRun, type RejectInput } from '../db/ledger.js';
 import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
+import { errorText, isFatal } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import type { BBox } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import type { Progress } from './progress.js';
 import type { RunStats } from './stats.js';
+import type { CapDetector } from './trust.js';
+
+export { errorText, isFatal };
 
 /** Everything one sweep module needs; built once per run by the orchestrator. */
 export interface SweepContext {
   readonly db: Db;
-  readonly runId: string;
+  readonly run: OpenedRun;
   readonly job: Job;
   readonly region: ResolvedRegion;
   readonly regionBBox: BBox;
@@ -23,20 +27,23 @@ export interface SweepContext {
   /** The run date (UTC, YYYY-MM-DD): AddInfo's "current" and CoordInfo's deadline. */
   readonly today: string;
   /**
-   * Every database write of a run goes through here: one writer, in arrival order, and the work
-   * items waiting at the same moment share one transaction (each item's rows and progress record
-   * still commit together, and never partly).
+   * Every database write of a run goes through here: one writer, in arrival order. Work items
+   * waiting at the same moment share one transaction, each in a savepoint of its own: an item whose
+   * write fails is rolled back alone and rejected, the others commit. Each commit first checks that
+   * this process still holds the run (the lease).
    */
-  readonly transact: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
+  readonly transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
   readonly messages: Map<string, ServerMessage>;
   /** Units finished before a crash, per operation: a resumed run does not fetch them again. */
   readonly finished: ReadonlyMap<string, ReadonlySet<string>>;
   /** Ignore incremental state (`--full`). */
   readonly full: boolean;
+  /** Notices a silent server cap below `max` across CoordInfo answers. */
+  readonly capDetector: CapDetector;
 }
 
 interface Pending {
-  readonly fn: (trx: Transaction<Database>) => Promise<unknown>;
+  readonly fn: (tx: Tx) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -49,27 +56,42 @@ const batchLimit = 100;
  * (a pin on a shared edge); grouping the items that wait into one transaction saves a commit each,
  * which is most of the cost of a small unit on PGlite (one stop's lines: a few rows).
  */
-export function createBatchingWriter(db: Kysely<Database>): SweepContext['transact'] {
+export function createBatchingWriter(db: Db, run: OpenedRun): SweepContext['transact'] {
   const pending: Pending[] = [];
   let draining = false;
   const drain = async (): Promise<void> => {
     draining = true;
     while (pending.length > 0) {
       const batch = pending.splice(0, batchLimit);
+      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       try {
-        const results = await db.transaction().execute(async (trx) => {
-          const out: unknown[] = [];
-          for (const item of batch) out.push(await item.fn(trx));
-          return out;
+        await db.transaction(async (tx) => {
+          await assertLease(tx, run);
+          for (const item of batch) {
+            await sql`SAVEPOINT efa_item`.execute(tx.kysely);
+            try {
+              outcomes.push({ ok: true, value: await item.fn(tx) });
+              await sql`RELEASE SAVEPOINT efa_item`.execute(tx.kysely);
+            } catch (error) {
+              if (isFatal(error)) throw error;
+              await sql`ROLLBACK TO SAVEPOINT efa_item`.execute(tx.kysely);
+              outcomes.push({ ok: false, error });
+            }
+          }
         });
-        batch.forEach((item, i) => item.resolve(results[i]));
       } catch (error) {
         batch.forEach((item) => item.reject(error));
+        continue;
       }
+      batch.forEach((item, i) => {
+        const o = outcomes[i];
+        if (o?.ok) item.resolve(o.value);
+        else item.reject(o?.error);
+      });
     }
     draining = false;
   };
-  return <T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+  return <T>(fn: (tx: Tx) => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       if (!draining) void drain();
@@ -83,19 +105,6 @@ export function keepMessages(ctx: SweepContext, messages: readonly ServerMessage
   }
 }
 
-/** One line for logs and run records; messages of our named errors already say what and where. */
-export function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
-  }
-  return String(error);
-}
-
-/**
- * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
- * bad configuration): they end the run at once with their own exit code instead of failing tiles.
- */
-export function isFatal(error: unknown): boolean {
-  return (error as { exitCode?: unknown } | null)?.exitCode === 2;
+export async function storeRejects(ctx: SweepContext, tx: Tx, unit: string, rejects: readonly RejectInput[]): Promise<void> {
+  ctx.stats.rejects += await insertRejects(tx.kysely, ctx.run, unit, rejects);
 }

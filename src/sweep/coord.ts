@@ -1,14 +1,13 @@
-import { pinsRelation } from '../db/relations.js';
-import { insertRejects } from '../db/rejects.js';
-import { recordTiles, type TileRecord } from '../db/runs.js';
-import { upsertTracked } from '../db/upsert.js';
+import { recordTiles, type TileRecord } from '../db/ledger.js';
+import { mergeRows } from '../db/merge.js';
 import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
+import { pins, toPinRow, type PinRow } from '../entities/index.js';
 import type { Job } from '../job/index.js';
-import { toPinRow } from '../normalize/pins.js';
 import { inRegion, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
-import { errorText, isFatal, keepMessages, type SweepContext } from './context.js';
+import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
 import { drainQueue } from './queue.js';
+import { judgeBoxAnswer } from './trust.js';
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
@@ -40,12 +39,33 @@ function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 
 export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { status: 'pending', attempts: 0, hits: 0, durationMs: 0 });
 
 /**
- * CoordInfo over the tiles. A tile whose answer holds `maxPerRequest` hits was cut by the server:
- * its hits are not stored, it is split where they lie, and its children are recorded as pending in
- * the same transaction that marks it split, so a crash between the two cannot lose them. Below the
- * minimum tile size the capped answer is kept and the tile is recorded as capped (it never deletes
- * anything). Each stored tile keeps only the pins it owns (half-open edges) inside the region, so
- * a pin on a shared edge is written once. A tile's rows and its progress record commit together.
+ * One row per key: an answer that names the same object twice with different content keeps the
+ * row with the lowest content hash (the same answer in any order gives the same row) and reports
+ * the others, which go to efa.rejects.
+ */
+export function oneRowPerKey(rows: readonly PinRow[]): { rows: PinRow[]; duplicates: PinRow[] } {
+  const byKey = new Map<string, PinRow>();
+  const duplicates: PinRow[] = [];
+  for (const row of rows) {
+    const kept = byKey.get(row.pin_key);
+    if (!kept) byKey.set(row.pin_key, row);
+    else if (kept.content_hash === row.content_hash) continue;
+    else if (row.content_hash < kept.content_hash) {
+      duplicates.push(kept);
+      byKey.set(row.pin_key, row);
+    } else duplicates.push(row);
+  }
+  return { rows: [...byKey.values()], duplicates };
+}
+
+/**
+ * CoordInfo over the tiles. What a tile's answer may tell (trust.ts): an answer that holds as many
+ * records as `max` (parsed and rejected alike) was cut by the server: its tile is split where its
+ * hits lie, and the children are recorded as pending in the same transaction that marks it split.
+ * Below the minimum tile size the capped answer is kept and the tile recorded as capped. An answer
+ * with rejects is stored but `incomplete`; one whose records lie mostly outside the box, or are all
+ * rejected, fails the tile. Only `done` tiles delete. Each stored tile keeps only the pins it owns
+ * (half-open edges) inside the region, so a pin on a shared edge is written once.
  * `tiles` must already be recorded as pending.
  */
 export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Promise<void> {
@@ -53,6 +73,17 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
   if (!cfg) return;
   ctx.progress.phase('coordInfo');
   ctx.progress.addTotal(tiles.length);
+  const runId = ctx.run.runId;
+
+  const fail = async (tile: Tile, started: number, attempts: number, message: string): Promise<Tile[]> => {
+    ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
+    await ctx.transact((tx) =>
+      recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'failed', attempts, hits: 0, durationMs: Date.now() - started, error: message })]),
+    );
+    ctx.stats.addUnit('coordInfo', 'failed');
+    ctx.progress.unitDone(true);
+    return [];
+  };
 
   await drainQueue(tiles, ctx.job.rateLimit.concurrency, async (tile) => {
     const started = Date.now();
@@ -61,29 +92,26 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       result = await ctx.client.coordInfoBox(coordRequest(cfg, tile));
     } catch (error) {
       if (isFatal(error)) throw error;
-      const message = errorText(error);
-      ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
-      await ctx.transact((trx) =>
-        recordTiles(trx, ctx.runId, [tileRecord(tile, { status: 'failed', attempts: 0, hits: 0, durationMs: Date.now() - started, error: message })]),
-      );
-      ctx.stats.addUnit('coordInfo', 'failed');
-      ctx.progress.unitDone(true);
-      return [];
+      return fail(tile, started, 0, errorText(error));
     }
     failpoint('request');
     keepMessages(ctx, result.messages);
-    const hits = result.records;
-    const capped = hits.length >= cfg.maxPerRequest;
-    const done = { attempts: result.attempts, hits: hits.length, durationMs: Date.now() - started };
-    if (capped) {
-      const children = splitTile(tile, hits.map((h) => h.coord), {
-        maxPerRequest: cfg.maxPerRequest,
+    const verdict = judgeBoxAnswer(tile.bbox, result, ctx.capDetector.effectiveMax(cfg.maxPerRequest), `coordInfo tile ${tile.id}`);
+    ctx.capDetector.observe(tile, verdict.received, cfg.maxPerRequest);
+    const done = { attempts: result.attempts, hits: verdict.received, durationMs: Date.now() - started };
+    if (verdict.kind === 'untrusted') {
+      await ctx.transact((tx) => storeRejects(ctx, tx, tile.id, [...result.rejects, ...verdict.outside]));
+      return fail(tile, started, result.attempts, verdict.reason);
+    }
+    if (verdict.kind === 'capped') {
+      const children = splitTile(tile, result.records.map((h) => h.coord), {
+        maxPerRequest: ctx.capDetector.effectiveMax(cfg.maxPerRequest),
         minTileSizeDeg: cfg.minTileSizeDeg,
         region: ctx.region,
       });
       if (children !== 'too-small') {
-        await ctx.transact(async (trx) => {
-          await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: 'split', ...done }), ...children.map(pendingRecord)]);
+        await ctx.transact(async (tx) => {
+          await recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'split', ...done }), ...children.map(pendingRecord)]);
           failpoint('tile-commit');
         });
         ctx.stats.addUnit('coordInfo', 'split');
@@ -91,17 +119,33 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
         ctx.progress.unitDone();
         return children;
       }
-      ctx.log.warn(`coordInfo tile ${tile.id} is capped at ${hits.length} hits and too small to split; some objects may be missing`);
-      ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: hits.length });
+      ctx.log.warn(`coordInfo tile ${tile.id} is capped at ${verdict.received} records and too small to split; some objects may be missing`);
+      ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: verdict.received });
     }
-    const rows = hits.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
-    await ctx.transact(async (trx) => {
-      await upsertTracked(trx, pinsRelation, ctx.runId, rows);
-      ctx.stats.rejects += await insertRejects(trx, ctx.runId, result.rejects);
-      await recordTiles(trx, ctx.runId, [tileRecord(tile, { status: capped ? 'capped' : 'done', ...done })]);
-      failpoint('tile-commit');
-    });
-    ctx.stats.addUnit('coordInfo', capped ? 'capped' : 'done');
+    const status = verdict.kind === 'capped' ? 'capped' : verdict.kind === 'incomplete' ? 'incomplete' : 'done';
+    if (verdict.kind === 'incomplete') {
+      ctx.log.warn(`coordInfo tile ${tile.id}: ${verdict.reason}; stored, but nothing in it is marked deleted`);
+      ctx.stats.incomplete.push({ operation: 'coordInfo', unit: tile.id, reason: verdict.reason });
+    }
+    const owned = verdict.inside.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
+    const { rows, duplicates } = oneRowPerKey(owned);
+    const rejects = [
+      ...result.rejects,
+      ...verdict.outside,
+      ...duplicates.map((d) => ({ operation: 'coordInfo' as const, reason: `duplicate of ${d.pin_key} in one answer with other content; the row with the lowest content hash was kept`, raw: d })),
+    ];
+    try {
+      await ctx.transact(async (tx) => {
+        await mergeRows(tx, pins, ctx.run, rows);
+        await storeRejects(ctx, tx, tile.id, rejects);
+        await recordTiles(tx.kysely, runId, [tileRecord(tile, { status, ...done })]);
+        failpoint('tile-commit');
+      });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      return fail(tile, started, result.attempts, `writing its rows failed: ${errorText(error)}`);
+    }
+    ctx.stats.addUnit('coordInfo', status);
     ctx.progress.unitDone();
     return [];
   });

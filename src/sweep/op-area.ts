@@ -1,9 +1,9 @@
-import { areasRelation, providersRelation } from '../db/relations.js';
-import { insertRejects, partitionRepairableAreas } from '../db/rejects.js';
-import { upsertTracked } from '../db/upsert.js';
+import { booleanIntersects } from '@turf/turf';
+import { mergeRows } from '../db/merge.js';
+import { rejectUnrepairableAreas } from '../db/areas.js';
 import type { OpAreaOptions } from '../efa/index.js';
-import { toProviderRows } from '../normalize/providers.js';
-import type { SweepContext } from './context.js';
+import { operatingAreas, regionGeoJson, sharingProviders, toProviderRows } from '../entities/index.js';
+import { storeRejects, type SweepContext } from './context.js';
 import { radialCircles } from './plan.js';
 import { drainQueue } from './queue.js';
 import { runUnit } from './unit.js';
@@ -11,7 +11,8 @@ import { runUnit } from './unit.js';
 /**
  * OpArea: `ALL` once, or `RADIAL` around each cell of a grid over the region. Providers and areas
  * are keyed, so one seen from several circles is stored once; an area whose polygon PostGIS cannot
- * make valid goes to efa.rejects with its raw record.
+ * make valid goes to efa.rejects with its raw record. Each area is marked inside the job's region
+ * or not (some deployments answer nationwide); `clipToRegion` keeps only those inside.
  */
 export async function sweepOpArea(ctx: SweepContext): Promise<void> {
   const cfg = ctx.job.sweeps.opArea;
@@ -30,20 +31,26 @@ export async function sweepOpArea(ctx: SweepContext): Promise<void> {
       requests.push({ id: c.tile.id, bbox: c.tile.bbox, options });
     }
   }
+  const region = { type: 'Feature' as const, properties: {}, geometry: regionGeoJson(ctx.region) as unknown as GeoJSON.Polygon };
+  const inRegion = (rings: readonly (readonly (readonly [number, number])[])[]): boolean =>
+    booleanIntersects({ type: 'Polygon', coordinates: rings.map((r) => r.map(([x, y]) => [x, y])) }, region);
   ctx.progress.addTotal(requests.length);
   await drainQueue(requests, ctx.job.rateLimit.concurrency, async (req) => {
     await runUnit(
       ctx,
       { operation: 'opArea', id: req.id, ...(req.bbox ? { bbox: req.bbox } : {}) },
       () => ctx.client.opArea(req.options),
-      async (trx, result) => {
-        const rows = result.records.map(toProviderRows);
-        await upsertTracked(trx, providersRelation, ctx.runId, rows.map((r) => r.provider));
-        const { ok, rejected } = await partitionRepairableAreas(trx, rows.flatMap((r) => r.areas));
-        await upsertTracked(trx, areasRelation, ctx.runId, ok);
-        ctx.stats.rejects += await insertRejects(
-          trx,
-          ctx.runId,
+      async (tx, result) => {
+        const rows = result.records.map((p) => toProviderRows(p, inRegion));
+        const areas = rows.flatMap((r) => r.areas).filter((a) => !cfg.clipToRegion || a.in_region !== false);
+        const providers = rows.filter((r) => !cfg.clipToRegion || r.areas.length === 0 || r.areas.some((a) => a.in_region !== false));
+        await mergeRows(tx, sharingProviders, ctx.run, providers.map((r) => r.provider));
+        const { ok, rejected } = await rejectUnrepairableAreas(tx.kysely, areas);
+        await mergeRows(tx, operatingAreas, ctx.run, ok);
+        await storeRejects(
+          ctx,
+          tx,
+          req.id,
           rejected.map((r) => ({ operation: 'opArea', reason: `area ${r.area.area_key}: ${r.reason}`, raw: r.area.raw })),
         );
       },

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { knownPinPoints } from '../db/known.js';
 import type { Database } from '../db/tables.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { bboxSizeMetres, coverRegion, planBudget, planFromKnownPoints, regionBBox, type Budget, type Tile } from '../tiling/index.js';
@@ -73,53 +74,14 @@ export function planRun(job: Job, region: ResolvedRegion, known: { coordTiles?: 
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
-/** The stored pin types a CoordInfo sweep asks for (ANY: all but parking), as SQL filters take them. */
-export function sweptPinTypes(cfg: CoordSweep): { any: boolean; types: string[] } {
-  return { any: cfg.types.includes('ANY'), types: [...cfg.types.filter((t) => t !== 'ANY'), ...(cfg.parking ? ['PARKING'] : [])] };
-}
-
-const pageSize = 50_000;
-
-/**
- * Where the database already knows pins of the swept types inside the region's envelope, as
- * lon,lat pairs, read a page at a time so a million pins cost 16 MB and not a million objects.
- */
-export async function knownPinPoints(db: Kysely<Database>, cfg: CoordSweep, region: ResolvedRegion): Promise<Float64Array> {
-  const [x0, y0, x1, y1] = regionBBox(region);
-  const { any, types } = sweptPinTypes(cfg);
-  let out = new Float64Array(2 * pageSize);
-  let n = 0;
-  let after = '';
-  for (;;) {
-    const page = await sql<{ k: string; x: number; y: number }>`
-      SELECT pin_key AS k, ST_X(geom) AS x, ST_Y(geom) AS y FROM efa.pins
-      WHERE deleted_at IS NULL AND (type = ANY(${types}::text[]) OR (${any}::boolean AND type <> 'PARKING'))
-        AND geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326) AND pin_key > ${after}
-      ORDER BY pin_key LIMIT ${pageSize}`.execute(db);
-    if (page.rows.length === 0) break;
-    if (out.length < 2 * (n + page.rows.length)) {
-      const bigger = new Float64Array(out.length * 2);
-      bigger.set(out);
-      out = bigger;
-    }
-    for (const r of page.rows) {
-      out[2 * n] = r.x;
-      out[2 * n + 1] = r.y;
-      n += 1;
-    }
-    after = page.rows[page.rows.length - 1]?.k ?? after;
-  }
-  return out.subarray(0, 2 * n);
-}
-
 /**
  * The first CoordInfo tiles of a night. With known pins (and not `--full`), a k-d partition at pin
  * medians sized for 80 % of maxPerRequest: close to the floor ceil(pins / max) and headroom for
  * growth. Without, the region as one tile, split from what its answer shows.
  */
-export async function planCoordTiles(db: Kysely<Database>, cfg: CoordSweep, region: ResolvedRegion, full: boolean): Promise<{ tiles: Tile[]; known: number }> {
+export async function planCoordTiles(db: Kysely<Database>, source: string, cfg: CoordSweep, region: ResolvedRegion, full: boolean): Promise<{ tiles: Tile[]; known: number }> {
   if (full) return { tiles: initialCoordTiles(region), known: 0 };
-  const points = await knownPinPoints(db, cfg, region);
+  const points = await knownPinPoints(db, source, cfg, region);
   const known = points.length / 2;
   if (known === 0) return { tiles: initialCoordTiles(region), known };
   return { tiles: planFromKnownPoints(region, points, { maxPerRequest: cfg.maxPerRequest, fill: 0.8, minTileSizeDeg: cfg.minTileSizeDeg }), known };

@@ -1,28 +1,48 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
+import {
+  abandonRun,
+  analyzeLedger,
+  createRun,
+  findUnfinishedRun,
+  finishedUnits,
+  finishRun,
+  markGone,
+  pendingTiles,
+  pruneSeen,
+  recordTiles,
+  relationCounts,
+  requestsSoFar,
+  seenCount,
+  takeOverRun,
+  unitOutcomes,
+  type GoneOutcome,
+  type OpenedRun,
+  type RunStatus,
+} from '../db/ledger.js';
 import { migrate } from '../db/migrate.js';
-import { createRun, findUnfinishedRun, finishedUnits, finishRun, pendingTiles, recordTiles, type RunStatus } from '../db/runs.js';
-import { dialectFor, type AutoDialect, type DialectName } from '../efa/dialects/index.js';
-import { createEfaClient, type ServerMessage } from '../efa/index.js';
+import type { RelationCounts, RunMeta } from '../db/run-record.js';
 import { refreshAnalystViews } from '../db/views.js';
-import { ConfigError } from '../errors.js';
-import { ExitCode } from '../errors.js';
-import { createFetchTransport, createRequestScheduler, type SchedulerStats } from '../http/index.js';
+import type { DialectName } from '../efa/dialects/index.js';
+import type { ServerMessage } from '../efa/index.js';
+import { RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.js';
+import { errorText, ExitCode, isFatal } from '../errors.js';
+import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { redactSecretsInText, type Logger } from '../util/log.js';
-import { createBatchingWriter, errorText, isFatal, type SweepContext } from './context.js';
 import { sweepAddInfo } from './add-info.js';
+import { createJobClient, dialectInUse } from './client.js';
+import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
-import { markGone, pruneSeen, runStats } from './finalise.js';
 import { sweepOpArea } from './op-area.js';
 import { planCoordTiles } from './plan.js';
 import { Progress } from './progress.js';
 import { sweepServingLines } from './serving-lines.js';
 import { RunStats } from './stats.js';
 import { sweepStopFinder } from './stop-finder.js';
+import { createCapDetector } from './trust.js';
 
 export interface RunJobOptions {
   readonly loaded: LoadedJob;
@@ -39,12 +59,16 @@ export interface RunJobOptions {
   readonly dialect?: DialectName | undefined;
   /** Ignore incremental state: plan tiles from scratch, refetch every stop's lines, never resume. */
   readonly full?: boolean;
+  /** Mark gone what this run found gone even past the job's maxGonePercent (`--accept-deletions`). */
+  readonly acceptDeletions?: boolean;
   readonly signal?: AbortSignal;
 }
 
 export interface RunSummary {
   readonly runId: string;
   readonly job: string;
+  /** The deployment the job harvests: every row the run wrote belongs to it. */
+  readonly source: string;
   /** The response dialect the run read (for `auto`, the one detected). */
   readonly dialect: string;
   readonly status: Exclude<RunStatus, 'running'>;
@@ -55,10 +79,17 @@ export interface RunSummary {
   readonly requests: number;
   readonly requestsByOperation: Readonly<Record<string, number>>;
   readonly retries: number;
+  /** Rows inserted/updated/deleted/unchanged per relation. */
+  readonly relations: RelationCounts;
+  /** As `relations`, plus `_units` and `_rejects` (the shape of 0.1's --json, kept for its readers). */
   readonly stats: Record<string, unknown>;
+  readonly units: RunMeta['units'];
+  readonly rejects: number;
   readonly coord?: { readonly requests: number; readonly pins: number; readonly floor: number; readonly ratio: number };
   readonly failures: readonly { operation: string; unit: string; error: string }[];
   readonly capped: readonly { operation: string; unit: string; hits: number }[];
+  /** Deletions the mass-deletion guard held (the run is partial). */
+  readonly heldDeletions: RunMeta['heldDeletions'];
   readonly messages: readonly ServerMessage[];
   readonly db: string;
   readonly error?: string;
@@ -84,27 +115,30 @@ function effectiveJob(opts: RunJobOptions): LoadedJob['job'] {
 
 const exitCodes = { succeeded: ExitCode.succeeded, partial: ExitCode.partial, failed: ExitCode.failed } as const;
 
-/** A crashed run of the same job is resumed when the job is unchanged; otherwise it is closed and a fresh run starts. */
-async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean): Promise<{ runId: string; resumed: boolean }> {
+/**
+ * A crashed run of the same job is resumed when the job is unchanged (taking over its lease, so a
+ * process that lost its lock but still works on it commits nothing more); otherwise it is closed
+ * and a fresh run starts, with its scope recorded before anything is swept.
+ */
+async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean): Promise<{ run: OpenedRun; resumed: boolean }> {
   const { db, log } = opts;
   const unfinished = await findUnfinishedRun(db.kysely, job.name);
   if (unfinished && unfinished.jobHash === opts.loaded.hash && !full) {
     log.info(`resuming run ${unfinished.runId} of job ${job.name} (started ${unfinished.startedAt.toISOString()}, interrupted)`);
-    await db.kysely.updateTable('efa.runs').set({ pid: process.pid, heartbeat_at: new Date() }).where('run_id', '=', unfinished.runId).execute();
-    return { runId: unfinished.runId, resumed: true };
+    return { run: await takeOverRun(db.kysely, unfinished.runId, unfinished.source), resumed: true };
   }
   if (unfinished) {
     const why = full ? '--full was given' : 'the job changed since it started';
     log.warn(`run ${unfinished.runId} of job ${job.name} was interrupted and cannot be resumed (${why}); starting a fresh run`);
-    await finishRun(db.kysely, unfinished.runId, { status: 'failed', requests: 0, stats: {}, messages: [], error: `interrupted; not resumed because ${why}` });
+    await abandonRun(db.kysely, unfinished.runId, why);
   }
   // The job as run, with credentials in URLs removed: efa.runs is read by analysts.
   const options = JSON.parse(redactSecretsInText(JSON.stringify({ ...job, file: opts.loaded.file }))) as unknown;
-  const runId = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, options });
-  return { runId, resumed: false };
+  const run = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, scope: runScope(job, opts.loaded.region), options });
+  return { run, resumed: false };
 }
 
-/** One run of a job: job -> tiles -> requests -> records -> rows -> run record. */
+/** One run of a job: job -> tiles -> requests -> records -> rows -> ledger -> run record. */
 export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const job = effectiveJob(opts);
   const { db, log } = opts;
@@ -113,54 +147,43 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   await migrate(db);
   const lock = await db.lockJob(job.name);
   try {
-    const { runId, resumed } = await openRun(opts, job, full);
-    await lock.holds(runId);
-    log.info(`run ${runId} of job ${job.name} ${resumed ? 'resumed' : 'started'}`, { baseUrl: job.baseUrl, db: db.displayUrl });
-    return await sweepAndFinish(opts, job, runId, resumed, full, started);
+    const { run, resumed } = await openRun(opts, job, full);
+    await lock.holds(run.runId);
+    log.info(`run ${run.runId} of job ${job.name} (source ${run.source}) ${resumed ? 'resumed' : 'started'}`, { baseUrl: job.baseUrl, db: db.displayUrl });
+    return await sweepAndFinish(opts, job, run, resumed, full, started);
   } finally {
     await lock.release();
   }
 }
 
+/** The relations a job's run may mark gone: those its sweeps look at. */
+function sweptRelations(job: LoadedJob['job']): Relation[] {
+  return RELATIONS.filter((r) => {
+    if (r === 'pins') return job.sweeps.coord !== undefined;
+    if (r === 'stop_lines') return job.sweeps.servingLines?.forStops === true;
+    if (r === 'lines') return job.sweeps.servingLines !== undefined;
+    if (r === 'notices') return job.sweeps.addInfo?.publicationStatus === 'current';
+    return job.sweeps.opArea !== undefined;
+  });
+}
+
 async function sweepAndFinish(
   opts: RunJobOptions,
   job: LoadedJob['job'],
-  runId: string,
+  run: OpenedRun,
   resumed: boolean,
   full: boolean,
   started: number,
 ): Promise<RunSummary> {
   const { db, log } = opts;
-  const scheduler = createRequestScheduler({
-    requestsPerSecond: job.rateLimit.requestsPerSecond,
-    concurrency: job.rateLimit.concurrency,
-    retries: job.rateLimit.retries,
-    timeoutMs: job.rateLimit.timeoutMs,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    onEvent: (e) => {
-      if (e.kind === 'retry') log.debug(`retrying ${e.operation} in ${Math.round(e.delayMs)} ms: ${e.reason}`);
-      if (e.kind === 'rate') log.info(`rate ${e.reason === 'backoff' ? 'lowered' : 'raised'} to ${e.requestsPerSecond.toFixed(2)} req/s`);
-    },
-  });
-  const dialect = dialectFor(job.dialect);
-  const headers = resolveHeaders(job.headers ?? {});
-  const client = createEfaClient({
-    baseUrl: job.baseUrl,
-    transport: opts.transport ?? createFetchTransport(),
-    scheduler,
-    dialect,
-    headers,
-    ...(job.paths ? { paths: job.paths } : {}),
-    // Header values may be credentials: never in messages, whatever the header is called.
-    secretNames: Object.keys(headers),
-  });
+  const { client, scheduler, dialect } = createJobClient(job, { log, transport: opts.transport, signal: opts.signal });
   const stats = new RunStats();
   const progress = new Progress(log, { requests: () => scheduler.requestsSent }, opts.progress ?? 'off');
   const finished = new Map<string, Set<string>>();
-  if (resumed) for (const op of ['opArea', 'servingLines', 'addInfo', 'stopFinder']) finished.set(op, await finishedUnits(db.kysely, runId, op));
+  if (resumed) for (const op of ['opArea', 'servingLines', 'addInfo', 'stopFinder']) finished.set(op, await finishedUnits(db.kysely, run.runId, op));
   const ctx: SweepContext = {
     db,
-    runId,
+    run,
     job,
     region: opts.loaded.region,
     regionBBox: regionBBox(opts.loaded.region),
@@ -169,124 +192,155 @@ async function sweepAndFinish(
     stats,
     progress,
     today: opts.today ?? new Date().toISOString().slice(0, 10),
-    transact: createBatchingWriter(db.kysely),
+    transact: createBatchingWriter(db, run),
     messages: new Map(),
     finished,
     full,
+    capDetector: createCapDetector({
+      onDetect: (cap) => log.warn(`coordInfo: several tiles answered exactly ${cap} records, below max: treating ${cap} as the server's silent cap (tiles that reach it are split)`),
+    }),
   };
-  const before = await db.kysely.selectFrom('efa.runs').select('requests').where('run_id', '=', runId).executeTakeFirstOrThrow();
+  const before = await requestsSoFar(db.kysely, run.runId);
 
   let failure: unknown;
-  let known = 0;
   progress.start();
   try {
     await sweepOpArea(ctx);
-    if (job.sweeps.coord) {
-      let tiles: Tile[];
-      if (resumed) {
-        tiles = await pendingTiles(db.kysely, runId);
-      } else {
-        const plan = await planCoordTiles(db.kysely, job.sweeps.coord, ctx.region, full);
-        tiles = plan.tiles;
-        known = plan.known;
-        await recordTiles(db.kysely, runId, tiles.map(pendingRecord));
-      }
-      log.info(`coordInfo: ${tiles.length} ${resumed ? 'pending tiles left' : known > 0 ? `tiles planned from ${known} known pins` : 'tile(s) to start from'}`);
-      await sweepCoord(ctx, tiles);
-    }
+    if (job.sweeps.coord) await sweepCoordPhase(ctx, job.sweeps.coord, resumed, full);
     await sweepStopFinder(ctx);
     await sweepServingLines(ctx);
     await sweepAddInfo(ctx);
   } catch (error) {
     failure = error;
-    log.error(`run ${runId} failed: ${errorText(error)}`);
+    log.error(`run ${run.runId} failed: ${errorText(error)}`);
   } finally {
     progress.stop();
   }
+  if (failure !== undefined && (failure as Error).name === 'LeaseLostError') throw failure;
+  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, started });
+}
 
-  const failedUnits = await db.kysely
-    .selectFrom('efa.run_tiles')
-    .select(['operation', 'tile_id', 'error'])
-    .where('run_id', '=', runId)
-    .where('status', '=', 'failed')
-    .execute();
-  const doneUnits = await db.kysely.selectFrom('efa.run_tiles').select(db.kysely.fn.countAll<number>().as('n')).where('run_id', '=', runId).where('status', 'in', ['done', 'capped']).executeTakeFirst();
-  const status: Exclude<RunStatus, 'running'> =
-    failure !== undefined ? 'failed' : failedUnits.length === 0 ? 'succeeded' : Number(doneUnits?.n ?? 0) === 0 ? 'failed' : 'partial';
-  const schedulerStats: SchedulerStats = scheduler.stats();
-  const requests = before.requests + schedulerStats.requestsSent;
-  const dialectUsed = 'chosen' in dialect ? ((dialect as AutoDialect).chosen?.name ?? 'auto (no answer)') : dialect.name;
-  if (job.dialect === 'auto') log.info(`dialect detected: ${dialectUsed}`);
+async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
+  const { db, run, log } = ctx;
+  let tiles: Tile[];
+  let known = 0;
+  if (resumed) {
+    tiles = await pendingTiles(db.kysely, run.runId);
+  } else {
+    const plan = await planCoordTiles(db.kysely, run.source, cfg, ctx.region, full);
+    tiles = plan.tiles;
+    known = plan.known;
+    await ctx.transact((tx) => recordTiles(tx.kysely, run.runId, tiles.map(pendingRecord)));
+  }
+  log.info(`coordInfo: ${tiles.length} ${resumed ? 'pending tiles left' : known > 0 ? `tiles planned from ${known} known pins` : 'tile(s) to start from'}`);
+  await sweepCoord(ctx, tiles);
+}
+
+/**
+ * The end of a run: its status from the units' outcomes; deletions (only for a run that did not
+ * fail, only in its scope, held by the mass-deletion guard when too many), the run record and the
+ * run's end commit together, so a crash here leaves the run "running" and the resumed run finalises
+ * it exactly once.
+ */
+async function finalise(
+  opts: RunJobOptions,
+  ctx: SweepContext,
+  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; started: number },
+): Promise<RunSummary> {
+  const { db, log, job, run, stats } = ctx;
+  const { failure } = end;
+  const outcomes = await unitOutcomes(db.kysely, run.runId);
+  const requests = end.before + end.scheduler.requestsSent;
+  if (job.dialect === 'auto') log.info(`dialect detected: ${end.dialect}`);
   const messages = [...ctx.messages.values()];
-  const error =
-    failure !== undefined ? errorText(failure) : failedUnits.length > 0 ? `${failedUnits.length} unit(s) failed after retries` : undefined;
-  // Freshly loaded tables have no statistics (autovacuum may be off or behind): without them the
-  // planner picks a nested-loop anti join for the deletion check that takes hours on 500k pins.
-  await sql`ANALYZE efa.pins, efa.run_seen, efa.run_tiles, efa.stop_lines`.execute(db.kysely);
-  // Deletions, the statistics and the run's end commit together: a crash here leaves the run
-  // "running", and the resumed run finalises it exactly once.
-  const relations = await db.kysely.transaction().execute(async (trx) => {
-    if (status !== 'failed') await markGone(trx, ctx);
-    const rel = await runStats(trx, runId);
+  const silentCap = ctx.capDetector.silentCap;
+  await analyzeLedger(db.kysely);
+  let gone: GoneOutcome = { marked: {}, held: [] };
+  let status: Exclude<RunStatus, 'running'> = 'failed';
+  let relations: RelationCounts = {};
+  const durationS = Math.round((Date.now() - end.started) / 100) / 10;
+  await db.transaction(async (tx) => {
+    if (silentCap !== undefined) {
+      // Tiles judged before the cap was noticed and that answered it are not complete.
+      await tx.kysely
+        .updateTable('efa.run_tiles')
+        .set({ status: 'capped' })
+        .where('run_id', '=', run.runId)
+        .where('operation', '=', 'coordInfo')
+        .where('status', '=', 'done')
+        .where('hits', '>=', silentCap)
+        .execute();
+    }
+    if (failure === undefined && outcomes.stored > 0) {
+      gone = await markGone(tx, run, sweptRelations(job), { maxGonePercent: job.maxGonePercent, accept: opts.acceptDeletions ?? false });
+    }
+    status = failure !== undefined ? 'failed' : outcomes.failed.length === 0 && gone.held.length === 0 ? 'succeeded' : outcomes.stored === 0 ? 'failed' : 'partial';
+    relations = await relationCounts(tx.kysely, run.runId);
     failpoint('finalise');
-    const all = {
-      ...rel,
-      _dialect: dialectUsed,
-      _requests: schedulerStats.requestsByOperation,
-      _retries: schedulerStats.retries,
-      _units: stats.units,
-      _rejects: stats.rejects,
-      _failures: failedUnits.slice(0, 50),
-      _capped: stats.capped.slice(0, 50),
+    const meta: RunMeta = {
+      source: run.source,
+      dialect: end.dialect,
+      requestsByOperation: end.scheduler.requestsByOperation,
+      retries: end.scheduler.retries,
+      units: stats.units,
+      rejects: stats.rejects,
+      failures: outcomes.failed.slice(0, 50),
+      capped: stats.capped.slice(0, 50),
+      incomplete: stats.incomplete.slice(0, 50),
+      heldDeletions: gone.held,
+      durationS,
     };
-    await finishRun(trx, runId, { status, requests, stats: all, messages, error });
-    return rel;
+    await finishRun(tx, run, { status, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone) });
   });
+  for (const h of gone.held) {
+    log.warn(
+      `${h.relation}: this run would mark ${h.wouldMark} of ${h.liveInScope} live rows gone (more than maxGonePercent ${h.maxGonePercent} %): ` +
+        `none were marked. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`,
+    );
+  }
   await pruneSeen(db.kysely, job.name);
   await refreshAnalystViews(db);
-  const statsJson: Record<string, unknown> = { ...relations, _units: stats.units, _rejects: stats.rejects };
+  const error = runError(failure, outcomes.failed.length, gone);
+  const finalStatus = status as Exclude<RunStatus, 'running'>;
   return {
-    runId,
+    runId: run.runId,
     job: job.name,
-    dialect: dialectUsed,
-    status,
-    exitCode: failure !== undefined && isFatal(failure) ? ExitCode.usage : exitCodes[status],
-    resumed,
-    durationS: Math.round((Date.now() - started) / 100) / 10,
+    source: sourceOf(job),
+    dialect: end.dialect,
+    status: finalStatus,
+    exitCode: failure !== undefined && isFatal(failure) ? ExitCode.usage : exitCodes[finalStatus],
+    resumed: end.resumed,
+    durationS,
     requests,
-    requestsByOperation: schedulerStats.requestsByOperation,
-    retries: schedulerStats.retries,
-    stats: statsJson,
-    ...(job.sweeps.coord ? { coord: await coordFloor(ctx, schedulerStats, job.sweeps.coord.maxPerRequest) } : {}),
-    failures: failedUnits.map((f) => ({ operation: f.operation, unit: f.tile_id, error: f.error ?? '' })),
+    requestsByOperation: end.scheduler.requestsByOperation,
+    retries: end.scheduler.retries,
+    relations,
+    stats: { ...relations, _units: stats.units, _rejects: stats.rejects },
+    units: stats.units,
+    rejects: stats.rejects,
+    ...(job.sweeps.coord ? { coord: await coordFloor(ctx, end.scheduler, job.sweeps.coord.maxPerRequest) } : {}),
+    failures: outcomes.failed,
     capped: stats.capped,
+    heldDeletions: gone.held,
     messages,
     db: db.displayUrl,
     ...(error ? { error } : {}),
   };
 }
 
+function runError(failure: unknown, failedUnits: number, gone: GoneOutcome): string | undefined {
+  if (failure !== undefined) return errorText(failure);
+  const parts = [
+    ...(failedUnits > 0 ? [`${failedUnits} unit(s) failed after retries`] : []),
+    ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent})`),
+  ];
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
 /** CoordInfo requests against the physical floor ceil(pins / maxPerRequest) of this region. */
 async function coordFloor(ctx: SweepContext, s: SchedulerStats, max: number): Promise<NonNullable<RunSummary['coord']>> {
-  const r = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM efa.run_seen WHERE run_id = ${ctx.runId}::bigint AND relation = 'pins'`.execute(ctx.db.kysely);
-  const pins = r.rows[0]?.n ?? 0;
+  const pins = await seenCount(ctx.db.kysely, ctx.run.runId, 'pins');
   const requests = s.requestsByOperation['coordInfo'] ?? 0;
   const floor = Math.max(1, Math.ceil(pins / max));
   return { requests, pins, floor, ratio: Math.round((requests / floor) * 100) / 100 };
-}
-
-/** Header values from the environment; a missing variable is a configuration error naming it. */
-function resolveHeaders(spec: Readonly<Record<string, string | { env: string }>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(spec)) {
-    if (typeof value === 'string') {
-      out[name] = value;
-      continue;
-    }
-    const fromEnv = process.env[value.env];
-    if (fromEnv === undefined || fromEnv === '') throw new ConfigError(`headers.${name}: environment variable ${value.env} is not set`, `headers.${name}`);
-    out[name] = fromEnv;
-  }
-  return out;
 }

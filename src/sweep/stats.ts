@@ -1,28 +1,17 @@
-export interface RelationStats {
-  inserted: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
-
-export interface UnitStats {
-  done: number;
-  split: number;
-  capped: number;
-  failed: number;
-}
+import type { UnitStats } from '../db/run-record.js';
 
 /**
  * What a run counts in memory while it sweeps. Rows per relation are not counted here: they come
- * from efa.changes and efa.run_seen at the end (finalise.ts), so they survive a resume.
+ * from efa.changes and efa.run_seen at the end (the ledger), so they survive a resume.
  */
 export class RunStats {
   readonly units: Record<string, UnitStats> = {};
   rejects = 0;
   readonly capped: { operation: string; unit: string; hits: number }[] = [];
+  readonly incomplete: { operation: string; unit: string; reason: string }[] = [];
 
   addUnit(operation: string, status: keyof UnitStats, n = 1): void {
-    const u = (this.units[operation] ??= { done: 0, split: 0, capped: 0, failed: 0 });
+    const u = (this.units[operation] ??= { done: 0, incomplete: 0, split: 0, capped: 0, failed: 0 });
     u[status] += n;
   }
 }

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
-import { pinsRelation } from '../db/relations.js';
-import { upsertTracked } from '../db/upsert.js';
+import { seenInRun } from '../db/ledger.js';
+import { mergeRows } from '../db/merge.js';
 import type { Location, Pin } from '../efa/index.js';
-import { toPinRow } from '../normalize/pins.js';
+import { pins, toPinRow } from '../entities/index.js';
 import type { SweepContext } from './context.js';
 import { drainQueue } from './queue.js';
 import { runUnit } from './unit.js';
@@ -19,14 +18,15 @@ export function locationToPin(location: Location): Pin | undefined {
     id: location.id,
     name: location.name,
     coord: location.coord,
-    motTypes: [],
+    motTypes: [...(location.motTypes ?? [])],
+    ...(location.globalId ? { globalId: location.globalId } : {}),
     attrs: { ...location.attrs, resolvedBy: 'stopFinder' },
   };
 }
 
 /**
  * Resolves the stop names a job lists. A resolved stop the CoordInfo sweep already stored this run
- * is left as CoordInfo described it (richer, and two sources must not overwrite each other every
+ * is left as CoordInfo described it (richer, and two operations must not overwrite each other every
  * night); one outside the swept tiles is stored from the StopFinder answer.
  */
 export async function sweepStopFinder(ctx: SweepContext): Promise<void> {
@@ -39,7 +39,7 @@ export async function sweepStopFinder(ctx: SweepContext): Promise<void> {
       ctx,
       { operation: 'stopFinder', id: `name:${name}` },
       () => ctx.client.stopFinder({ type: 'any', name }),
-      async (trx, result) => {
+      async (tx, result) => {
         const best = bestLocation(result.records);
         const pin = best && locationToPin(best);
         if (!pin) {
@@ -48,9 +48,7 @@ export async function sweepStopFinder(ctx: SweepContext): Promise<void> {
         }
         ctx.log.info(`stopFinder: "${name}" -> ${pin.id} ${pin.name}`);
         const row = toPinRow(pin);
-        const seen = await sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM efa.run_seen WHERE run_id = ${ctx.runId}::bigint AND relation = 'pins' AND key = ${row.pin_key}`.execute(trx);
-        if ((seen.rows[0]?.n ?? 0) === 0) await upsertTracked(trx, pinsRelation, ctx.runId, [row]);
+        if (!(await seenInRun(tx.kysely, ctx.run.runId, 'pins', row.pin_key))) await mergeRows(tx, pins, ctx.run, [row]);
       },
     );
     return [];

@@ -24,11 +24,11 @@ describe('migrations and PostGIS smoke test', () => {
   it('stores and queries a geometry in lon/lat order with a GiST index', async () => {
     const run = await t.db.kysely
       .insertInto('efa.runs')
-      .values({ job_name: 'smoke', job_hash: 'x', status: 'running', finished_at: null, heartbeat_at: null, error: null, resumed_from: null })
+      .values({ job_name: 'smoke', source: 'smoke', job_hash: 'x', status: 'running', finished_at: null, heartbeat_at: null, error: null, resumed_from: null })
       .returning('run_id')
       .executeTakeFirstOrThrow();
-    await sql`INSERT INTO efa.pins (pin_key, type, id, name, geom, content_hash, first_run, changed_run)
-      VALUES ('de:08111:6115', 'STOP', 'de:08111:6115', 'Stuttgart Hbf', ST_SetSRID(ST_MakePoint(9.1829, 48.7840), 4326), 'h', ${run.run_id}, ${run.run_id})`.execute(t.db.kysely);
+    await sql`INSERT INTO efa.pins (source, pin_key, type, id, name, geom, content_hash, first_run, changed_run)
+      VALUES ('smoke', 'STOP:de:08111:6115', 'STOP', 'de:08111:6115', 'Stuttgart Hbf', ST_SetSRID(ST_MakePoint(9.1829, 48.7840), 4326), 'h', ${run.run_id}, ${run.run_id})`.execute(t.db.kysely);
     const found = await sql<{ stop_id: string; lon: number; lat: number; valid: boolean }>`
       SELECT stop_id, ST_X(geom) AS lon, ST_Y(geom) AS lat, ST_IsValid(geom) AS valid FROM efa.stops
       WHERE ST_Intersects(geom, ST_MakeEnvelope(9.1, 48.7, 9.3, 48.8, 4326))`.execute(t.db.kysely);
@@ -41,8 +41,8 @@ describe('migrations and PostGIS smoke test', () => {
 
   it('rejects a point whose coordinates are not lon/lat', async () => {
     await expect(
-      sql`INSERT INTO efa.pins (pin_key, type, name, geom, content_hash, first_run, changed_run)
-        VALUES ('bad', 'STOP', 'swapped grid', ST_SetSRID(ST_MakePoint(4475708, 812930), 4326), 'h', 1, 1)`.execute(t.db.kysely),
+      sql`INSERT INTO efa.pins (source, pin_key, type, name, geom, content_hash, first_run, changed_run)
+        VALUES ('smoke', 'bad', 'STOP', 'swapped grid', ST_SetSRID(ST_MakePoint(4475708, 812930), 4326), 'h', 1, 1)`.execute(t.db.kysely),
     ).rejects.toThrow(/pins_lonlat_chk/);
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/index.js';
-import { lineKey } from '../../src/normalize/lines.js';
+import { lineKey } from '../../src/entities/index.js';
 import type { Truth } from '../../src/sim/index.js';
 
 /**
@@ -40,22 +40,25 @@ export function truthComparable(truth: Truth): Comparable {
   };
 }
 
-export async function dbComparable(db: Db): Promise<Comparable> {
+/** The database's live rows, of one source when `source` is given. */
+export async function dbComparable(db: Db, source?: string): Promise<Comparable> {
   const k = db.kysely;
+  const src = source ?? null;
+  const of = sql`(${src}::text IS NULL OR source = ${src}::text)`;
   const pins = await sql<{ type: string; id: string | null; name: string; lon: number; lat: number }>`
-    SELECT type, id, name, ST_X(geom) AS lon, ST_Y(geom) AS lat FROM efa.pins WHERE deleted_at IS NULL`.execute(k);
+    SELECT type, id, name, ST_X(geom) AS lon, ST_Y(geom) AS lat FROM efa.pins WHERE deleted_at IS NULL AND ${of}`.execute(k);
   const stops = await sql<{ t: string }>`
-    SELECT stop_id || '|' || name || '|' || array_to_string(mot_types, ',') AS t FROM efa.stops WHERE deleted_at IS NULL`.execute(k);
+    SELECT stop_id || '|' || name || '|' || array_to_string(mot_types, ',') AS t FROM efa.stops WHERE deleted_at IS NULL AND ${of}`.execute(k);
   const lines = await sql<{ t: string }>`
-    SELECT line_key || '|' || name || '|' || number || '|' || mot || '|' || direction AS t FROM efa.lines WHERE deleted_at IS NULL`.execute(k);
-  const stopLines = await sql<{ t: string }>`SELECT stop_id || '|' || line_key AS t FROM efa.stop_lines WHERE deleted_at IS NULL`.execute(k);
+    SELECT line_key || '|' || name || '|' || number || '|' || mot || '|' || direction AS t FROM efa.lines WHERE deleted_at IS NULL AND ${of}`.execute(k);
+  const stopLines = await sql<{ t: string }>`SELECT stop_id || '|' || line_key AS t FROM efa.stop_lines WHERE deleted_at IS NULL AND ${of}`.execute(k);
   const notices = await sql<{ t: string }>`
     SELECT notice_id || '|' || type || '|' || valid_from || '|' || valid_to || '|' || array_to_string(ARRAY(SELECT unnest(lines) ORDER BY 1), ',') AS t
-    FROM efa.notices WHERE ended_at IS NULL`.execute(k);
+    FROM efa.notices WHERE ended_at IS NULL AND ${of}`.execute(k);
   const areas = await sql<{ t: string }>`
     SELECT area_key || '|' || concat_ws('|', to_char(ST_XMin(geom), 'FM990.00000'), to_char(ST_YMin(geom), 'FM990.00000'),
       to_char(ST_XMax(geom), 'FM990.00000'), to_char(ST_YMax(geom), 'FM990.00000')) AS t
-    FROM efa.operating_areas WHERE deleted_at IS NULL`.execute(k);
+    FROM efa.operating_areas WHERE deleted_at IS NULL AND ${of}`.execute(k);
   const texts = (rows: { t: string }[]): string[] => rows.map((r) => r.t).sort();
   return {
     pins: pins.rows.map((p) => pinText(p.type, p.id, p.name, p.lon, p.lat)).sort(),

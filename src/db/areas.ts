@@ -1,30 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import type { AreaRow } from '../normalize/providers.js';
-import { repairedAreaGeometry } from './relations.js';
+import { repairedAreaGeometry, type AreaRow } from '../entities/index.js';
 import type { Database } from './tables.js';
-
-export interface RejectInput {
-  readonly operation: string;
-  readonly reason: string;
-  readonly raw: unknown;
-}
-
-/** What could not be normalised is kept with its reason and the record as received. */
-export async function insertRejects(db: Kysely<Database>, runId: string, rejects: readonly RejectInput[]): Promise<number> {
-  if (rejects.length === 0) return 0;
-  await sql`
-    INSERT INTO efa.rejects (run_id, operation, reason, raw)
-    SELECT ${runId}::bigint, op, reason, raw::jsonb
-    FROM unnest(${rejects.map((r) => r.operation)}::text[], ${rejects.map((r) => r.reason)}::text[],
-                ${rejects.map((r) => JSON.stringify(r.raw ?? null))}::text[]) AS t(op, reason, raw)`.execute(db);
-  return rejects.length;
-}
 
 /**
  * Splits areas into those whose geometry PostGIS can make valid and those it cannot (a ring that
  * collapses to a line or a point): the latter go to efa.rejects instead of the table.
  */
-export async function partitionRepairableAreas(
+export async function rejectUnrepairableAreas(
   db: Kysely<Database>,
   areas: readonly AreaRow[],
 ): Promise<{ ok: AreaRow[]; rejected: { area: AreaRow; reason: string }[] }> {

@@ -1,0 +1,58 @@
+import type { Job, ResolvedRegion } from '../job/index.js';
+import { regionBBox } from '../tiling/index.js';
+import { RELATIONS, type Entity, type Relation } from './entity.js';
+import { lines } from './lines.js';
+import { notices } from './notices.js';
+import { pins } from './pins.js';
+import { operatingAreas, sharingProviders } from './sharing.js';
+import { stopLines } from './stop-lines.js';
+
+export * from './entity.js';
+export { contentHash, stableJson, stripNul } from './hash.js';
+export { globalIdOf, pinKey, pins, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
+export { lineKey, lines, toLineRow, type LineRow } from './lines.js';
+export { pairKey, stopLines, type StopLineRow } from './stop-lines.js';
+export { newestPerNotice, notices, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
+export { areaKey, operatingAreas, repairedAreaGeometry, sharingProviders, toProviderRows, type AreaRow, type ProviderRow } from './sharing.js';
+
+/** Every entity, by relation (lines before stop_lines: a pair references its line). */
+export const entities: { readonly [R in Relation]: Entity<never> } = {
+  pins,
+  lines,
+  stop_lines: stopLines,
+  notices,
+  sharing_providers: sharingProviders,
+  operating_areas: operatingAreas,
+} as { readonly [R in Relation]: Entity<never> };
+
+/**
+ * What a run looks at, recorded in efa.runs.scope before it sweeps: its source, its region (the
+ * deletion predicates test pins against it; regionMax closes the last tile's half-open edges), and
+ * per relation the entity's own scope. The SQL predicates of sql/004 read only this record.
+ */
+export interface RunScope {
+  readonly source: string;
+  readonly region: string;
+  readonly regionMax: readonly [number, number];
+  readonly relations: Partial<Record<Relation, Readonly<Record<string, unknown>>>>;
+}
+
+export function regionGeoJson(region: ResolvedRegion): Record<string, unknown> {
+  if ('geojson' in region) return region.geojson as unknown as Record<string, unknown>;
+  const [x0, y0, x1, y1] = region.bbox;
+  return { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };
+}
+
+export function sourceOf(job: Job): string {
+  return job.source ?? job.name;
+}
+
+export function runScope(job: Job, region: ResolvedRegion): RunScope {
+  const relations: RunScope['relations'] = {};
+  for (const relation of RELATIONS) {
+    const scope = entities[relation].scopeOf(job);
+    if (scope) relations[relation] = scope;
+  }
+  const [, , maxX, maxY] = regionBBox(region);
+  return { source: sourceOf(job), region: JSON.stringify(regionGeoJson(region)), regionMax: [maxX, maxY], relations };
+}

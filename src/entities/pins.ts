@@ -1,0 +1,113 @@
+import type { Pin } from '../efa/records.js';
+import type { Job } from '../job/index.js';
+import { intArrayLiteral } from '../db/pg-array.js';
+import { json, type Entity } from './entity.js';
+import { contentHash, stripNul } from './hash.js';
+
+/**
+ * efa.pins: every CoordInfo object (stops, POIs, parking, …), and stops resolved by StopFinder.
+ * Key: the kind and the EFA id (`STOP:1000001`), so a STOP and a POI answering with the same id
+ * are two objects; without an id, a hash of kind, name and the rounded coordinate.
+ * Deletion scope: the pin types the job sweeps, its MOT filters, its region, and only where a
+ * CoordInfo tile of the run that owns the place was complete (efa.gone_pins).
+ */
+export interface PinRow {
+  readonly pin_key: string;
+  readonly type: string;
+  readonly id: string | null;
+  readonly name: string;
+  readonly mot_types: readonly number[];
+  readonly lon: number;
+  readonly lat: number;
+  readonly global_id: string | null;
+  readonly attrs: Record<string, unknown>;
+  readonly content_hash: string;
+}
+
+/** ~1 m: a pin without an id keeps its key while its coordinate jitters in the last digits. */
+const keyDecimals = 5;
+/** ~1 cm: what counts as "moved" for change detection. */
+const geomDecimals = 7;
+
+const round = (x: number, d: number): number => Number(x.toFixed(d));
+
+export function pinKey(pin: Pin): string {
+  if (pin.id) return `${pin.type}:${pin.id}`;
+  return `${pin.type}:h:${contentHash([pin.type, pin.name, round(pin.coord.lon, keyDecimals), round(pin.coord.lat, keyDecimals)]).slice(0, 20)}`;
+}
+
+/** IFOPT / DHID: a country code, then colon-separated numeric parts (`de:08111:6008`, `de:09162:1:2:3`). */
+const globalIdPattern = /^[a-z]{2}:\d+:\d+(:[\w.-]+)*$/;
+
+/** A stop's global id: the one the answer carries, else its own id where that has the global form. */
+export function globalIdOf(pin: Pin): string | null {
+  if (pin.type !== 'STOP') return null;
+  if (pin.globalId) return pin.globalId;
+  return pin.id && globalIdPattern.test(pin.id) ? pin.id : null;
+}
+
+/**
+ * Fields that describe the query, not the object (`distance` from the search centre changes with
+ * every tiling): kept out of the row so a re-tiled night does not rewrite every pin.
+ */
+const queryRelative = ['distance'];
+
+export function toPinRow(pin: Pin): PinRow {
+  const clean = stripNul(pin);
+  const attrs = Object.fromEntries(Object.entries(clean.attrs).filter(([k]) => !queryRelative.includes(k)));
+  const lon = round(clean.coord.lon, geomDecimals);
+  const lat = round(clean.coord.lat, geomDecimals);
+  const motTypes = [...new Set(clean.motTypes)].sort((a, b) => a - b);
+  const row = { type: clean.type, id: clean.id ?? null, name: clean.name, mot_types: motTypes, lon, lat, attrs };
+  // The global id follows from the id and attrs, which the hash covers: it is left out of the hash,
+  // so rows written before it existed are not rewritten.
+  return { pin_key: pinKey(clean), ...row, global_id: globalIdOf(clean), content_hash: contentHash(row) };
+}
+
+type CoordSweep = NonNullable<Job['sweeps']['coord']>;
+
+/** The stored pin types a CoordInfo sweep asks for: ANY is every kind but parking, which answers its own switches. */
+export function sweptPinTypes(cfg: CoordSweep): { any: boolean; types: string[] } {
+  return { any: cfg.types.includes('ANY'), types: [...cfg.types.filter((t) => t !== 'ANY'), ...(cfg.parking ? ['PARKING'] : [])] };
+}
+
+export const pins: Entity<PinRow> = {
+  relation: 'pins',
+  table: 'efa.pins',
+  key: 'pin_key',
+  goneColumn: 'deleted_at',
+  keyOf: (r) => r.pin_key,
+  hashOf: (r) => r.content_hash,
+  staged: [
+    { name: 'type', type: 'text', value: (r) => r.type },
+    { name: 'id', type: 'text', value: (r) => r.id },
+    { name: 'name', type: 'text', value: (r) => r.name },
+    { name: 'mot', type: 'integer[]', value: (r) => intArrayLiteral(r.mot_types) },
+    { name: 'lon', type: 'float8', value: (r) => r.lon },
+    { name: 'lat', type: 'float8', value: (r) => r.lat },
+    { name: 'global_id', type: 'text', value: (r) => r.global_id },
+    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+  ],
+  stored: [
+    { name: 'type', expr: 'type' },
+    { name: 'id', expr: 'id' },
+    { name: 'name', expr: 'name' },
+    { name: 'mot_types', expr: 'mot' },
+    { name: 'geom', expr: 'ST_SetSRID(ST_MakePoint(lon, lat), 4326)' },
+    { name: 'global_id', expr: 'global_id' },
+    { name: 'attrs', expr: 'attrs' },
+  ],
+  scopeOf: (job) => {
+    const coord = job.sweeps.coord;
+    if (!coord) return undefined;
+    const { any, types } = sweptPinTypes(coord);
+    return {
+      types,
+      any,
+      inclMOT: coord.inclMOT ?? null,
+      exclMOT: coord.exclMOT ?? null,
+      // Parking objects were all looked for only when no kind filter narrowed the search.
+      parkingAll: coord.parking !== undefined && coord.parking.objectTypes === 'all',
+    };
+  },
+};

@@ -1,0 +1,119 @@
+import type { Provider } from '../efa/records.js';
+import type { Job } from '../job/index.js';
+import { json, type Entity } from './entity.js';
+import { contentHash, stripNul } from './hash.js';
+
+/**
+ * efa.sharing_providers and efa.operating_areas, from OpArea answers. Keys: the provider id, and
+ * `provider/area`. Deletion scope: every OpArea request of the run complete, under the same mode,
+ * vehicle kinds, radius and (for RADIAL or clipped sweeps) region.
+ */
+export interface ProviderRow {
+  readonly provider_id: string;
+  readonly name: string;
+  readonly vehicle_type: string | null;
+  readonly attrs: Record<string, unknown>;
+  readonly content_hash: string;
+}
+
+export interface AreaRow {
+  readonly area_key: string;
+  readonly provider_id: string;
+  readonly area_id: string;
+  readonly name: string | null;
+  /** GeoJSON Polygon text in lon/lat order, or null when the answer had no geometry. Repaired in SQL. */
+  readonly geojson: string | null;
+  /** Whether the area touches the job's region (null: no geometry). */
+  readonly in_region: boolean | null;
+  readonly attrs: Record<string, unknown>;
+  readonly content_hash: string;
+  /** The area as received, for efa.rejects when its geometry cannot be repaired. */
+  readonly raw: unknown;
+}
+
+export function areaKey(providerId: string, areaId: string): string {
+  return `${providerId}/${areaId}`;
+}
+
+/** `inRegion` tells whether an area's rings touch the job's region. */
+export function toProviderRows(
+  provider: Provider,
+  inRegion: (rings: readonly (readonly (readonly [number, number])[])[]) => boolean = () => true,
+): { provider: ProviderRow; areas: AreaRow[] } {
+  const p = stripNul(provider);
+  const row = { name: p.name, vehicle_type: p.vehicleType || null, attrs: p.attrs };
+  const areas = p.areas.map((a): AreaRow => {
+    const attrs = a.ringsClosedByParser ? { ...a.attrs, ringsClosedByParser: true } : a.attrs;
+    const geojson = a.rings ? JSON.stringify({ type: 'Polygon', coordinates: a.rings }) : null;
+    const in_region = a.rings ? inRegion(a.rings) : null;
+    const body = { provider_id: p.id, area_id: a.id, name: a.name, geojson, attrs };
+    // Only an area outside the region carries the flag in its hash: rows written before the flag
+    // existed (inside the region, the common case) keep their hash and are not rewritten.
+    const hashed = in_region === false ? { ...body, in_region } : body;
+    return { area_key: areaKey(p.id, a.id), ...body, in_region, content_hash: contentHash(hashed), raw: a };
+  });
+  return { provider: { provider_id: p.id, ...row, content_hash: contentHash(row) }, areas };
+}
+
+/** The SQL that turns a received ring set into a valid MultiPolygon (or an empty one: unrepairable). */
+export const repairedAreaGeometry =
+  'ST_Multi(ST_CollectionExtract(ST_MakeValid(ST_SetSRID(ST_GeomFromGeoJSON(geojson), 4326)), 3))';
+
+function opAreaScope(job: Job): Record<string, unknown> | undefined {
+  const cfg = job.sweeps.opArea;
+  if (!cfg) return undefined;
+  const regional = cfg.mode === 'RADIAL' || cfg.clipToRegion;
+  return {
+    mode: cfg.mode,
+    vehicleKinds: cfg.vehicleKinds ? [...cfg.vehicleKinds].sort() : null,
+    radiusM: cfg.radiusM ?? null,
+    clipToRegion: cfg.clipToRegion,
+    ...(regional ? { region: job.region } : {}),
+  };
+}
+
+export const sharingProviders: Entity<ProviderRow> = {
+  relation: 'sharing_providers',
+  table: 'efa.sharing_providers',
+  key: 'provider_id',
+  goneColumn: 'deleted_at',
+  keyOf: (r) => r.provider_id,
+  hashOf: (r) => r.content_hash,
+  staged: [
+    { name: 'name', type: 'text', value: (r) => r.name },
+    { name: 'vehicle_type', type: 'text', value: (r) => r.vehicle_type },
+    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+  ],
+  stored: [
+    { name: 'name', expr: 'name' },
+    { name: 'vehicle_type', expr: 'vehicle_type' },
+    { name: 'attrs', expr: 'attrs' },
+  ],
+  scopeOf: opAreaScope,
+};
+
+export const operatingAreas: Entity<AreaRow> = {
+  relation: 'operating_areas',
+  table: 'efa.operating_areas',
+  key: 'area_key',
+  goneColumn: 'deleted_at',
+  keyOf: (r) => r.area_key,
+  hashOf: (r) => r.content_hash,
+  staged: [
+    { name: 'provider_id', type: 'text', value: (r) => r.provider_id },
+    { name: 'area_id', type: 'text', value: (r) => r.area_id },
+    { name: 'name', type: 'text', value: (r) => r.name },
+    { name: 'geojson', type: 'text', value: (r) => r.geojson },
+    { name: 'in_region', type: 'boolean', value: (r) => r.in_region },
+    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+  ],
+  stored: [
+    { name: 'provider_id', expr: 'provider_id' },
+    { name: 'area_id', expr: 'area_id' },
+    { name: 'name', expr: 'name' },
+    { name: 'geom', expr: `CASE WHEN geojson IS NULL THEN NULL ELSE ${repairedAreaGeometry} END` },
+    { name: 'in_region', expr: 'in_region' },
+    { name: 'attrs', expr: 'attrs' },
+  ],
+  scopeOf: opAreaScope,
+};

@@ -1,0 +1,64 @@
+import type { Dialect } from '../efa/dialect.js';
+import { dialectFor, type AutoDialect } from '../efa/dialects/index.js';
+import { createEfaClient, type EfaClient } from '../efa/index.js';
+import { ConfigError } from '../errors.js';
+import { createFetchTransport, createRequestScheduler, type MeteredRequestScheduler } from '../http/index.js';
+import type { Transport } from '../http/types.js';
+import type { Job } from '../job/index.js';
+import type { Logger } from '../util/log.js';
+
+export interface JobClient {
+  readonly client: EfaClient;
+  readonly scheduler: MeteredRequestScheduler;
+  readonly dialect: Dialect;
+}
+
+/** The EFA client of a job: its rate limit, dialect, paths and headers. One wiring for run, lookup and probes. */
+export function createJobClient(job: Job, opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined }): JobClient {
+  const { log } = opts;
+  const scheduler = createRequestScheduler({
+    requestsPerSecond: job.rateLimit.requestsPerSecond,
+    concurrency: job.rateLimit.concurrency,
+    retries: job.rateLimit.retries,
+    timeoutMs: job.rateLimit.timeoutMs,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onEvent: (e) => {
+      if (e.kind === 'retry') log.debug(`retrying ${e.operation} in ${Math.round(e.delayMs)} ms: ${e.reason}`);
+      if (e.kind === 'rate') log.info(`rate ${e.reason === 'backoff' ? 'lowered' : 'raised'} to ${e.requestsPerSecond.toFixed(2)} req/s`);
+    },
+  });
+  const dialect = dialectFor(job.dialect);
+  const headers = resolveHeaders(job.headers ?? {});
+  const client = createEfaClient({
+    baseUrl: job.baseUrl,
+    transport: opts.transport ?? createFetchTransport(),
+    scheduler,
+    dialect,
+    headers,
+    ...(job.paths ? { paths: job.paths } : {}),
+    // Header values may be credentials: never in messages, whatever the header is called.
+    secretNames: Object.keys(headers),
+  });
+  return { client, scheduler, dialect };
+}
+
+/** Header values from the environment; a missing variable is a configuration error naming it. */
+export function resolveHeaders(spec: Readonly<Record<string, string | { env: string }>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(spec)) {
+    if (typeof value === 'string') {
+      out[name] = value;
+      continue;
+    }
+    const fromEnv = process.env[value.env];
+    if (fromEnv === undefined || fromEnv === '') throw new ConfigError(`headers.${name}: environment variable ${value.env} is not set`, `headers.${name}`);
+    out[name] = fromEnv;
+  }
+  return out;
+}
+
+/** The dialect a run read: for `auto`, the one it detected. */
+export function dialectInUse(dialect: Dialect): string {
+  const auto = dialect as Partial<AutoDialect>;
+  return 'chosen' in dialect ? (auto.chosen?.name ?? 'auto (no answer)') : dialect.name;
+}

@@ -1,0 +1,96 @@
+import type { RejectInput } from '../db/ledger.js';
+import type { EfaResult, Pin } from '../efa/index.js';
+import type { BBox, Tile } from '../tiling/index.js';
+
+/**
+ * What a CoordInfo box answer may be trusted with. A tile deletes only when its answer is
+ * complete: fewer records received (parsed and rejected alike) than `max`, none rejected, all
+ * inside the requested box (a few metres of tolerance: servers round coordinates).
+ */
+export type BoxVerdict =
+  | { readonly kind: 'done'; readonly received: number; readonly inside: readonly Pin[]; readonly outside: readonly RejectInput[] }
+  | { readonly kind: 'capped'; readonly received: number; readonly inside: readonly Pin[]; readonly outside: readonly RejectInput[] }
+  | { readonly kind: 'incomplete'; readonly received: number; readonly inside: readonly Pin[]; readonly outside: readonly RejectInput[]; readonly reason: string }
+  | { readonly kind: 'untrusted'; readonly received: number; readonly outside: readonly RejectInput[]; readonly reason: string };
+
+/** About 10 m in latitude. */
+const toleranceDeg = 0.0001;
+
+const inBox = (b: BBox, lon: number, lat: number): boolean =>
+  lon >= b[0] - toleranceDeg && lon <= b[2] + toleranceDeg && lat >= b[1] - toleranceDeg && lat <= b[3] + toleranceDeg;
+
+export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, label: string): BoxVerdict {
+  const received = result.records.length + result.rejects.length;
+  const inside: Pin[] = [];
+  const outsidePins: Pin[] = [];
+  for (const pin of result.records) (inBox(bbox, pin.coord.lon, pin.coord.lat) ? inside : outsidePins).push(pin);
+  const outside = outsidePins.map((pin): RejectInput => ({
+    operation: 'coordInfo',
+    reason: `coordinate ${pin.coord.lon},${pin.coord.lat} (lon,lat) lies outside the requested box ${bbox.join(',')}`,
+    raw: pin,
+  }));
+  if (result.records.length === 0 && result.rejects.length > 0) {
+    return { kind: 'untrusted', received, outside, reason: `${label}: all ${received} records were rejected (see efa.rejects): is the job's dialect right?` };
+  }
+  if (outsidePins.length * 2 > result.records.length) {
+    const swappedInside = outsidePins.filter((p) => inBox(bbox, p.coord.lat, p.coord.lon)).length;
+    const cause =
+      swappedInside * 2 > outsidePins.length
+        ? 'latitude and longitude look swapped in the answer'
+        : 'the server answered for another place (a projected grid, another region, or a box it ignored)';
+    return {
+      kind: 'untrusted',
+      received,
+      outside,
+      reason: `${label}: ${outsidePins.length} of ${result.records.length} records lie outside the requested box: ${cause}`,
+    };
+  }
+  if (received >= max) return { kind: 'capped', received, inside, outside };
+  if (outsidePins.length > 0 || result.rejects.length > 0) {
+    const parts = [
+      ...(result.rejects.length > 0 ? [`${result.rejects.length} record(s) rejected`] : []),
+      ...(outsidePins.length > 0 ? [`${outsidePins.length} record(s) outside the box`] : []),
+    ];
+    return { kind: 'incomplete', received, inside, outside, reason: parts.join(', ') };
+  }
+  return { kind: 'done', received, inside, outside };
+}
+
+/**
+ * A silent server cap: the server answers at most some count below `max` whatever `max` says. Seen
+ * as several tiles answering exactly the same count, which no tile exceeds: then that count is the
+ * effective cap, used as the split threshold, and tiles that answered it are not complete.
+ */
+export interface CapDetector {
+  observe(tile: Tile, received: number, max: number): void;
+  /** The count at which an answer counts as capped: `max`, or the silent cap once noticed. */
+  effectiveMax(max: number): number;
+  readonly silentCap: number | undefined;
+}
+
+export function createCapDetector(opts: { minCount?: number; minTiles?: number; onDetect?: (cap: number) => void } = {}): CapDetector {
+  const minCount = opts.minCount ?? 10;
+  const minTiles = opts.minTiles ?? 3;
+  const counts = new Map<number, number>();
+  let highest = 0;
+  let silentCap: number | undefined;
+  return {
+    observe(_tile, received, max) {
+      if (received >= max) return;
+      highest = Math.max(highest, received);
+      if (received < minCount) return;
+      const n = (counts.get(received) ?? 0) + 1;
+      counts.set(received, n);
+      if (silentCap === undefined && n >= minTiles && received === highest) {
+        silentCap = received;
+        opts.onDetect?.(received);
+      }
+      // A larger answer later proves the guess wrong.
+      if (silentCap !== undefined && received > silentCap) silentCap = undefined;
+    },
+    effectiveMax: (max) => (silentCap !== undefined ? Math.min(max, silentCap) : max),
+    get silentCap() {
+      return silentCap;
+    },
+  };
+}
