@@ -58,6 +58,7 @@ export class GeneratedPins implements PinSource {
    * worlds of one seed number the same stop alike, and two seeds of one size share the numbers.
    */
   numberStops(): void {
+    if (this.numbering.scheme === 'global') return;
     this.stopOrdinal = new Int32Array(this.count).fill(-1);
     const indexes: number[] = [];
     for (let i = 0; i < this.count; i++) {
