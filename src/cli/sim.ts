@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { SIM_DIALECTS, startSimulator, type SimDialect } from '../sim/index.js';
+import { ConfigError } from '../errors.js';
+import { SIM_DIALECTS, STOP_ID_SCHEMES, startSimulator, type SimDialect, type StopIdScheme } from '../sim/index.js';
 import { createLogger } from '../util/log.js';
 import { positiveNumber } from './common.js';
 
@@ -11,6 +12,14 @@ interface SimOptions {
   faults?: string;
   today?: string;
   dialect: SimDialect;
+  stopIds?: StopIdScheme;
+  localIdBase?: number;
+}
+
+/** `--local-id-base`: a whole number, 0 allowed (local ids 0, 1, 2, ...). */
+function localIdBase(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) throw new ConfigError(`--local-id-base: expected a whole number, got "${value}"`, '--local-id-base');
+  return Number(value);
 }
 
 export function registerSim(program: Command): void {
@@ -24,7 +33,15 @@ export function registerSim(program: Command): void {
     .option('--faults <spec>', 'inject faults, e.g. latency=20-80,error5xx=0.1,rate429=20:1,hang=0.01,truncate=0.02')
     .option('--today <YYYY-MM-DD>', 'the date the simulator treats as today')
     .addOption(new Option('--dialect <dialect>', 'response dialect of the simulated deployment').choices([...SIM_DIALECTS]).default('json'))
+    .addOption(new Option('--stop-ids <scheme>', 'stop ids of the generated world: global (de:08111:6008) or local numbers with the global id beside them (default global)').choices([...STOP_ID_SCHEMES]))
+    .option('--local-id-base <n>', 'first local stop id with --stop-ids local (default 1000000)', localIdBase)
     .action(async (opts: SimOptions) => {
+      if (opts.world !== undefined && opts.stopIds !== undefined) {
+        throw new ConfigError('--stop-ids: applies only to a generated world, not with --world', '--stop-ids');
+      }
+      if (opts.localIdBase !== undefined && opts.stopIds !== 'local') {
+        throw new ConfigError('--local-id-base: applies only with --stop-ids local', '--local-id-base');
+      }
       const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
       const sim = await startSimulator({
         port: opts.port,
@@ -34,6 +51,8 @@ export function registerSim(program: Command): void {
         ...(opts.faults ? { faults: opts.faults } : {}),
         ...(opts.today ? { today: opts.today } : {}),
         dialect: opts.dialect,
+        ...(opts.stopIds ? { stopIds: opts.stopIds } : {}),
+        ...(opts.localIdBase !== undefined ? { localIdBase: opts.localIdBase } : {}),
       });
       log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
         bbox: sim.world.bbox,

@@ -8,6 +8,7 @@ export class ArrayPins implements PinSource {
   readonly lat: Float64Array;
   readonly kind: Uint8Array;
   private readonly byKey = new Map<string, number>();
+  private readonly byGlobalId = new Map<string, number>();
   private readonly pins: Pin[];
 
   constructor(pins: readonly Pin[]) {
@@ -17,6 +18,9 @@ export class ArrayPins implements PinSource {
     this.lon = Float64Array.from(this.pins, (p) => p.lon);
     this.lat = Float64Array.from(this.pins, (p) => p.lat);
     this.kind = Uint8Array.from(this.pins, (p) => PIN_TYPE_CODE[p.type]);
+    this.pins.forEach((p, i) => {
+      if (p.type === 'STOP' && p.globalId !== undefined && !this.byGlobalId.has(p.globalId)) this.byGlobalId.set(p.globalId, i);
+    });
   }
 
   pinAt(i: number): Pin {
@@ -27,5 +31,9 @@ export class ArrayPins implements PinSource {
 
   indexOf(key: string): number | undefined {
     return this.byKey.get(key);
+  }
+
+  indexOfGlobalId(globalId: string): number | undefined {
+    return this.byGlobalId.get(globalId);
   }
 }

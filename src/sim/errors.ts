@@ -31,3 +31,11 @@ export class UnknownObjectError extends Error {
     super(`unknown ${kind}: ${key}`);
   }
 }
+
+/** An option of the simulator or its world generator is invalid; `option` names it. */
+export class SimulatorOptionError extends Error {
+  override readonly name = 'SimulatorOptionError';
+  constructor(readonly option: string, detail: string) {
+    super(`${option}: ${detail}`);
+  }
+}

@@ -2,10 +2,11 @@
 import { todayUtc } from './dates.js';
 import { pointInRing } from './geo.js';
 import { generateLines, generateNotices, generateProviders } from './generate-extras.js';
-import { GeneratedPins, typeCodeFor } from './generate-pins.js';
+import { SimulatorOptionError } from './errors.js';
+import { GeneratedPins, typeCodeFor, type StopNumbering } from './generate-pins.js';
 import { Network } from './network.js';
 import { gaussian, hash32, makeRng } from './rng.js';
-import { PIN_TYPES, type BBox } from './types.js';
+import { DEFAULT_LOCAL_ID_BASE, PIN_TYPES, STOP_ID_SCHEMES, type BBox, type StopIdScheme } from './types.js';
 import { World } from './world.js';
 
 /** Default region: Stuttgart. lat ≈ 48.7 and lon ≈ 9.1 differ clearly, which exposes swapped axes. */
@@ -16,12 +17,25 @@ const CENTRES: readonly (readonly [number, number])[] = [
 const STOP = PIN_TYPES.indexOf('STOP');
 const SHARING = PIN_TYPES.indexOf('SHARING');
 
-export function generateWorld(opts: { seed: number; size: number; today?: string }): World {
+export interface GenerateOptions {
+  readonly seed: number;
+  readonly size: number;
+  readonly today?: string;
+  /**
+   * Stop ids: `global` (default, `de:08111:6008`) or `local` (`localIdBase` + the stop's ordinal,
+   * the global id kept beside it). Places, names, lines and global ids depend only on seed and size.
+   */
+  readonly stopIds?: StopIdScheme;
+  /** First local stop id (default DEFAULT_LOCAL_ID_BASE); only with `stopIds: 'local'`. */
+  readonly localIdBase?: number;
+}
+
+export function generateWorld(opts: GenerateOptions): World {
   const { seed, size } = opts;
   const today = opts.today ?? todayUtc();
   const rng = makeRng(seed);
   const providers = generateProviders(makeRng(hash32(seed, 7)), CENTRES);
-  const pins = new GeneratedPins(size, seed, CENTRES[0] ?? [9.18, 48.777], () => providers);
+  const pins = new GeneratedPins(size, seed, CENTRES[0] ?? [9.18, 48.777], () => providers, stopNumbering(opts));
   const [minLon, minLat, maxLon, maxLat] = DEFAULT_REGION;
   for (let i = 0; i < size; i++) {
     let x: number, y: number;
@@ -45,6 +59,7 @@ export function generateWorld(opts: { seed: number; size: number; today?: string
     if (kind === SHARING) pins.aux[i] = assignArea(providers, hash32(seed, i, 3), pins.lon[i] ?? 0, pins.lat[i] ?? 0);
   }
 
+  pins.numberStops();
   const stopIdx: number[] = [];
   for (let i = 0; i < size; i++) if (pins.kind[i] === STOP) stopIdx.push(i);
   const stopPins = stopIdx.map((i) => pins.pinAt(i));
@@ -57,9 +72,27 @@ export function generateWorld(opts: { seed: number; size: number; today?: string
   const served = new Set(lines.flatMap((l) => l.stops));
   for (const i of stopIdx) if (served.has(pins.pinAt(i).key)) pins.aux[i] = 1;
   const notices = generateNotices(makeRng(hash32(seed, 13)), lines, today);
+  const ids = pins.stopIdScheme === 'local' ? ` stopIds=local localIdBase=${opts.localIdBase ?? DEFAULT_LOCAL_ID_BASE}` : '';
   return new World({
-    pins, network: new Network(lines), notices, providers, today, origin: `generated seed=${seed} size=${size}`,
+    pins, network: new Network(lines), notices, providers, today, origin: `generated seed=${seed} size=${size}${ids}`,
   });
+}
+
+function stopNumbering(opts: GenerateOptions): StopNumbering {
+  const scheme = opts.stopIds ?? 'global';
+  if (!STOP_ID_SCHEMES.includes(scheme)) {
+    throw new SimulatorOptionError('stopIds', `expected one of ${STOP_ID_SCHEMES.join(', ')}, got "${String(scheme)}"`);
+  }
+  if (scheme === 'global') {
+    if (opts.localIdBase !== undefined) throw new SimulatorOptionError('localIdBase', 'applies only with stopIds "local"');
+    return { scheme };
+  }
+  const base = opts.localIdBase ?? DEFAULT_LOCAL_ID_BASE;
+  // Every stop's id must stay an exact integer: the highest is base + size - 1.
+  if (!Number.isSafeInteger(base) || base < 0 || !Number.isSafeInteger(base + opts.size)) {
+    throw new SimulatorOptionError('localIdBase', `expected a non-negative integer below ${Number.MAX_SAFE_INTEGER - opts.size}, got ${base}`);
+  }
+  return { scheme, base };
 }
 
 /** Provider by hash; the area of that provider containing the vehicle, else one by hash (vehicles stray). */

@@ -1,10 +1,10 @@
 /** The EFA simulator: public surface. */
 export { startSimulator, type Simulator, type SimulatorOptions, type RequestLogEntry } from './server.js';
-export { generateWorld, DEFAULT_REGION } from './generate.js';
+export { generateWorld, DEFAULT_REGION, type GenerateOptions } from './generate.js';
 export { loadWorld } from './load/index.js';
 export { parseFaultSpec, type FaultSpec } from './faults.js';
 export { World } from './world.js';
-export { BadParameterError, FaultSpecError, WorldLoadError, UnknownObjectError } from './errors.js';
+export { BadParameterError, FaultSpecError, SimulatorOptionError, WorldLoadError, UnknownObjectError } from './errors.js';
 export type { Truth, TruthOptions, TruthPin, TruthRegion } from './truth.js';
 export { pinTypesFor } from './truth.js';
 export { EARTH_RADIUS_M, haversineM } from './geo.js';

@@ -21,6 +21,8 @@ export interface PinSource {
   readonly kind: Uint8Array;
   pinAt(index: number): Pin;
   indexOf(key: string): number | undefined;
+  /** The index of the STOP pin with this global id. */
+  indexOfGlobalId(globalId: string): number | undefined;
 }
 
 export interface PinHit {
@@ -115,12 +117,21 @@ export class PinLayer {
     return this.replaced.get(i) ?? this.base.pinAt(i);
   }
 
+  /** The live STOP pin whose global id this is (its `id` may be a local one). */
+  getByGlobalId(globalId: string): Pin | undefined {
+    for (const p of this.added.values()) if (p.globalId === globalId) return p;
+    const i = this.base.indexOfGlobalId(globalId);
+    if (i === undefined || this.removed.has(i)) return undefined;
+    return this.replaced.get(i) ?? this.base.pinAt(i);
+  }
+
   add(p: NewPin): Pin {
     const key = p.key ?? p.id ?? `pin:+${this.added.size + 1}:${p.name}`;
     if (this.get(key)) throw new RangeError(`pin key already exists: ${key}`);
     const pin: Pin = {
       key, type: p.type, name: p.name, lon: p.lon, lat: p.lat, attrs: { ...(p.attrs ?? {}) },
       ...(p.id !== undefined ? { id: p.id } : {}),
+      ...(p.globalId !== undefined ? { globalId: p.globalId } : {}),
       ...(p.motTypes !== undefined ? { motTypes: [...p.motTypes] } : {}),
     };
     this.added.set(key, pin);

@@ -1,7 +1,7 @@
 /** The simulator's HTTP server: routing, fault injection and the request log. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BadParameterError } from './errors.js';
+import { BadParameterError, SimulatorOptionError } from './errors.js';
 import { FaultEngine, parseFaultSpec, type FaultSpec } from './faults.js';
 import { generateWorld } from './generate.js';
 import { loadWorld } from './load/index.js';
@@ -12,6 +12,7 @@ import { runServingLines } from './ops/serving-lines.js';
 import { runStopFinder } from './ops/stopfinder.js';
 import { Params } from './params.js';
 import { renderers, SIM_DIALECTS, type Dialect, type SimDialect } from './render/index.js';
+import type { StopIdScheme } from './types.js';
 import type { World } from './world.js';
 
 export interface SimulatorOptions {
@@ -24,6 +25,13 @@ export interface SimulatorOptions {
   world?: World;
   /** The response dialect this simulated deployment speaks (default json, the shapes of efa-api.md). */
   dialect?: SimDialect;
+  /**
+   * Generated worlds only: `global` (default) numbers stops by their global id (`de:08111:6008`);
+   * `local` by `localIdBase` + the stop's ordinal, with the global id sent beside it in every dialect.
+   */
+  stopIds?: StopIdScheme;
+  /** Generated worlds with `stopIds: 'local'`: the first local stop id (default 1000000). */
+  localIdBase?: number;
 }
 
 export interface RequestLogEntry {
@@ -69,10 +77,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw new BadParameterError('dialect', `unknown dialect "${String(options.dialect)}", expected one of ${SIM_DIALECTS.join(', ')}`);
   }
   const dialect: Dialect = renderers[options.dialect ?? 'json'];
+  if ((options.world || options.worldDir) && (options.stopIds !== undefined || options.localIdBase !== undefined)) {
+    throw new SimulatorOptionError(options.stopIds !== undefined ? 'stopIds' : 'localIdBase', 'applies only to a generated world, not to a given or loaded one');
+  }
   const world = options.world
     ?? (options.worldDir
       ? await loadWorld(options.worldDir, options.today ? { today: options.today } : {})
-      : generateWorld({ seed: options.seed ?? 1, size: options.size ?? 5000, ...(options.today ? { today: options.today } : {}) }));
+      : generateWorld({
+        seed: options.seed ?? 1, size: options.size ?? 5000,
+        ...(options.today ? { today: options.today } : {}),
+        ...(options.stopIds !== undefined ? { stopIds: options.stopIds } : {}),
+        ...(options.localIdBase !== undefined ? { localIdBase: options.localIdBase } : {}),
+      }));
   if (options.today) world.today = options.today;
   const engine = faults ? new FaultEngine(faults) : undefined;
   const table = routes(faults);

@@ -21,8 +21,12 @@ export interface TruthOptions {
   readonly date?: string;
 }
 
-/** A pin as a sweep must store it: the world's pin without its extra attributes. */
-export type TruthPin = Pick<Pin, 'key' | 'type' | 'id' | 'name' | 'lon' | 'lat'>;
+/**
+ * A pin as a sweep must store it: the world's pin without its extra attributes. A STOP carries its
+ * `globalId` (IFOPT / DHID) where the world knows one: equal to `id` with global stop ids, the
+ * `de:<omc>:<n>` form beside a local `id` with local ones. `stops[].globalId` is the same value.
+ */
+export type TruthPin = Pick<Pin, 'key' | 'type' | 'id' | 'globalId' | 'name' | 'lon' | 'lat'>;
 
 export interface Truth {
   readonly pins: TruthPin[];
@@ -63,6 +67,7 @@ function regionTest(region: TruthRegion): { box: BBox; contains: (lon: number, l
 
 const plain = (p: Pin): TruthPin => ({
   key: p.key, type: p.type, name: p.name, lon: p.lon, lat: p.lat, ...(p.id !== undefined ? { id: p.id } : {}),
+  ...(p.globalId !== undefined ? { globalId: p.globalId } : {}),
 });
 const byKey = (x: { key: string }, y: { key: string }): number => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
 

@@ -15,11 +15,23 @@ export type PinType = (typeof PIN_TYPES)[number];
 
 export type AttrValue = string | number | boolean | null;
 
+/**
+ * How a deployment numbers its stops. `global`: the stop id is the global id (IFOPT / DHID,
+ * `de:08111:6008`). `local`: the stop id is a local number (`1000001`, as MVV) and the global id is
+ * sent beside it, as real legacy and rapidJSON deployments do.
+ */
+export const STOP_ID_SCHEMES = ['global', 'local'] as const;
+export type StopIdScheme = (typeof STOP_ID_SCHEMES)[number];
+/** First local stop id of a world with local stop ids, unless the caller picks another. */
+export const DEFAULT_LOCAL_ID_BASE = 1_000_000;
+
 export interface Pin {
   /** Stable unique key inside the world: the id when the pin has one, else `pin:<n>`. */
   readonly key: string;
   readonly type: PinType;
   readonly id?: string;
+  /** STOP only: the global id (IFOPT / DHID); equal to `id` where the world's stop ids are global. */
+  readonly globalId?: string;
   readonly name: string;
   readonly lon: number;
   readonly lat: number;
@@ -34,6 +46,7 @@ export interface NewPin {
   readonly type: PinType;
   readonly id?: string;
   readonly key?: string;
+  readonly globalId?: string;
   readonly name: string;
   readonly lon: number;
   readonly lat: number;
@@ -42,7 +55,10 @@ export interface NewPin {
 }
 
 export interface Stop {
+  /** The id the deployment uses in requests and answers (local or global, see StopIdScheme). */
   readonly id: string;
+  /** The global id (IFOPT / DHID) where the world knows one. */
+  readonly globalId?: string;
   readonly name: string;
   readonly lon: number;
   readonly lat: number;
@@ -86,7 +102,7 @@ export interface Notice {
   readonly sourceSystem: string;
   /** YYYY-MM-DD the notice was published. */
   readonly publishedAt: string;
-  /** Stop ids named by stop notices. */
+  /** Stop ids (the deployment's own, see Stop.id) named by stop notices. */
   readonly stops: readonly string[];
 }
 

@@ -57,11 +57,27 @@ export class World {
     const mots = new Set(pin.motTypes ?? []);
     const id = pin.id ?? pin.key;
     for (const l of this.network.linesAt(id)) mots.add(l.mot);
-    return { id, name: pin.name, lon: pin.lon, lat: pin.lat, motTypes: [...mots].sort((a, b) => a - b) };
+    return {
+      id, ...(pin.globalId !== undefined ? { globalId: pin.globalId } : {}),
+      name: pin.name, lon: pin.lon, lat: pin.lat, motTypes: [...mots].sort((a, b) => a - b),
+    };
   }
+  /** The stop with this id (the deployment's own, local or global). */
   stop(id: string): Stop | undefined {
     const p = this.pin(id);
     return p && p.type === 'STOP' ? this.stopOf(p) : undefined;
+  }
+  /** The stop with this global id, whatever its own id is. */
+  stopByGlobalId(globalId: string): Stop | undefined {
+    const p = this.pinLayer.getByGlobalId(globalId);
+    return p && p.type === 'STOP' ? this.stopOf(p) : undefined;
+  }
+  /**
+   * A stop named in a request: by its id, else by its global id, since EFA servers resolve a
+   * global id (de:08111:6008) where they take a stop id, also where they number stops locally.
+   */
+  findStop(idOrGlobalId: string): Stop | undefined {
+    return this.stop(idOrGlobalId) ?? this.stopByGlobalId(idOrGlobalId);
   }
   stops(): Stop[] { return [...this.allPins(['STOP'])].map((p) => this.stopOf(p)).sort(byKey); }
 

@@ -34,7 +34,7 @@ async function bodies(dialect: (typeof SIM_DIALECTS)[number]): Promise<Record<st
 /** The rapidJSON renderer may not be written yet (another engineer's part); then it is skipped. */
 function speaks(dialect: 'rapidjson'): boolean {
   try {
-    renderers[dialect].addInfo({ infos: [] });
+    renderers[dialect].addInfo({ infos: [], stopGlobalIds: new Map() });
     return true;
   } catch {
     return false;

@@ -76,7 +76,8 @@ export async function loadGtfs(dir: string): Promise<{ stops: Pin[]; lines: { li
     if (a) { a.lon += p.lon; a.lat += p.lat; a.n++; } else areas.set(key, { ...p, n: 1 });
   }
   const stops: Pin[] = [...areas].map(([id, a]) => ({
-    key: id, id, type: 'STOP', name: a.name, lon: +(a.lon / a.n).toFixed(6), lat: +(a.lat / a.n).toFixed(6),
+    // VVS stop areas are numbered by their DHID (de:08111:6008), so the id is the global id.
+    key: id, id, globalId: id, type: 'STOP', name: a.name, lon: +(a.lon / a.n).toFixed(6), lat: +(a.lat / a.n).toFixed(6),
     attrs: { omc: `${Number(id.split(':')[1] ?? 0)}000`, platforms: a.n },
   }));
   const out = [...lines.values()].map(({ line, stops: s, headsigns }) => {

@@ -4,7 +4,11 @@ import type { Params } from '../params.js';
 import { NOTICE_TYPES, type Line, type Notice } from '../types.js';
 import type { World } from '../world.js';
 
-export interface AddInfoResult { readonly infos: Notice[] }
+export interface AddInfoResult {
+  readonly infos: Notice[];
+  /** Global ids of the stops the notices name, by stop id, where the world knows them. */
+  readonly stopGlobalIds: ReadonlyMap<string, string>;
+}
 
 type Test = (n: Notice) => boolean;
 
@@ -64,7 +68,7 @@ export function runAddInfo(world: World, p: Params): AddInfoResult {
   if (divas.length > 0) tests.push((n) => n.lines.some((k) => divas.includes(k.split(':')[1] ?? '')));
   const operators = p.all('itdLPxx_selOperator');
   if (operators.length > 0) tests.push((n) => linesOf(n).some((l) => operators.includes(l.operator)));
-  const stops = p.all('itdLPxx_selStop');
+  const stops = p.all('itdLPxx_selStop').map((s) => world.findStop(s)?.id ?? s);
   if (stops.length > 0) {
     tests.push((n) => n.stops.some((s) => stops.includes(s)) || stops.some((s) => world.linesAtStop(s).some((l) => n.lines.some((k) => l.id.startsWith(`${k}:`)))));
   }
@@ -74,7 +78,13 @@ export function runAddInfo(world: World, p: Params): AddInfoResult {
     tests.push((n) => linesOf(n).some((l) => world.network.stopsOf(l.id).some((s) => omcs.includes(String(world.pin(s)?.attrs.omc ?? '')))));
   }
   p.flag('passedStops');
-  return { infos: world.notices().filter((n) => tests.every((t) => t(n))) };
+  const infos = world.notices().filter((n) => tests.every((t) => t(n)));
+  const stopGlobalIds = new Map<string, string>();
+  for (const id of new Set(infos.flatMap((n) => n.stops))) {
+    const globalId = world.stop(id)?.globalId;
+    if (globalId !== undefined) stopGlobalIds.set(id, globalId);
+  }
+  return { infos, stopGlobalIds };
 }
 
 function componentMode(p: Params): string | undefined {

@@ -20,8 +20,8 @@ export function runServingLines(world: World, p: Params): ServingLinesResult {
   let lines: Line[];
   if (mode === 'odv') {
     p.oneOf('type_sl', ['any', 'stop'] as const) ?? missing('type_sl', 'is required (any) in mode odv');
-    const stopId = p.required('name_sl', 'is required (a stop id) in mode odv');
-    lines = world.linesAtStop(stopId);
+    const named = p.required('name_sl', 'is required (a stop id) in mode odv');
+    lines = world.linesAtStop(world.findStop(named)?.id ?? named);
   } else {
     lines = world.linesByName(p.required('lineName', 'is required in mode line'));
   }

@@ -60,7 +60,7 @@ export function runStopFinder(world: World, p: Params): StopFinderResult {
       stop: world.stopOf(pin), d: distanceM, q: Math.round(PERFECT * (1 - distanceM / (COORD_SEARCH_RADIUS_M * 1.001))),
     }));
   } else {
-    const exact = world.stop(input);
+    const exact = world.findStop(input);
     if (exact) hits = [{ stop: exact, q: PERFECT }];
     else {
       hits = [];

@@ -8,6 +8,7 @@ import type { StopFinderResult } from '../ops/stopfinder.js';
 import type { ServingLinesResult } from '../ops/serving-lines.js';
 import type { AddInfoResult } from '../ops/addinfo.js';
 import type { OpAreaResult } from '../ops/oparea.js';
+import { STOP_GLOBAL_ID } from './stop-ids.js';
 
 export interface Dialect {
   coord(r: CoordResult): unknown;
@@ -18,7 +19,14 @@ export interface Dialect {
   error(status: number, message: string): unknown;
 }
 
-const RESERVED = new Set(['type', 'id', 'name', 'coord', 'motTypes']);
+const RESERVED = new Set(['type', 'id', 'name', 'coord', 'motTypes', 'attrs']);
+
+/**
+ * efa-api.md shows no global-id field; a stop's global id goes where legacy servers put it, a
+ * name/value `attrs` list (fields beyond the documented ones are allowed there).
+ */
+const globalIdAttrs = (globalId: string | undefined): { attrs?: { name: string; value: string }[] } =>
+  globalId === undefined ? {} : { attrs: [{ name: STOP_GLOBAL_ID, value: globalId }] };
 
 export const efaJson: Dialect = {
   coord: (r) => ({
@@ -30,6 +38,7 @@ export const efaJson: Dialect = {
       if (pin.type === 'STOP') out.motTypes = (motTypes ?? []).join(',');
       out.distance = Math.round(distanceM);
       for (const [k, v] of Object.entries(extra)) if (!RESERVED.has(k)) out[k] = v;
+      if (pin.type === 'STOP') Object.assign(out, globalIdAttrs(pin.globalId));
       return out;
     }),
   }),
@@ -38,6 +47,7 @@ export const efaJson: Dialect = {
       id: l.stop.id, name: l.stop.name, type: 'stop', isBest: l.isBest, matchQuality: l.matchQuality,
       coord: { lat: l.stop.lat, lon: l.stop.lon }, motTypes: l.stop.motTypes.join(','),
       ...(l.distanceM !== undefined ? { distance: Math.round(l.distanceM) } : {}),
+      ...globalIdAttrs(l.stop.globalId),
     })),
   }),
   servingLines: (r) => ({

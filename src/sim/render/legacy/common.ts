@@ -29,14 +29,5 @@ export function itdDateTime(day: string, hour: number, minute: number): Record<s
   };
 }
 
-/**
- * The local (numeric) stop id legacy servers send beside the global one: de:08115:7 → 81150007,
- * like MVV's 1000001 beside de:09162:1. Ids of another form are their own local id.
- */
-export function localStopId(globalId: string): string {
-  const m = /^[a-z]{2}:(\d+):(\d+)$/i.exec(globalId);
-  return m?.[1] !== undefined && m[2] !== undefined ? `${Number(m[1])}${m[2].padStart(4, '0')}` : globalId;
-}
-
 /** `${lon},${lat}` at full precision: legacy writes x,y, and rounding would change the records. */
 export const coords = (lon: number, lat: number): string => `${lon},${lat}`;

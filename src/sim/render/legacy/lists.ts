@@ -1,10 +1,12 @@
 import type { AddInfoResult } from '../../ops/addinfo.js';
 import type { ServingLinesResult } from '../../ops/serving-lines.js';
 import type { LocationOut, StopFinderResult } from '../../ops/stopfinder.js';
-import { coords, itdDateTime, localStopId, pair, PARAMETERS } from './common.js';
+import { wireStopIds } from '../stop-ids.js';
+import { coords, itdDateTime, pair, PARAMETERS } from './common.js';
 
 function point(l: LocationOut): Record<string, unknown> {
-  const local = localStopId(l.stop.id);
+  const ids = wireStopIds(l.stop);
+  const local = ids.local;
   const comma = l.stop.name.indexOf(', ');
   const place = comma < 0 ? '' : l.stop.name.slice(0, comma);
   return {
@@ -13,7 +15,7 @@ function point(l: LocationOut): Record<string, unknown> {
     object: comma < 0 ? l.stop.name : l.stop.name.slice(comma + 2), mainLoc: place,
     modes: l.stop.motTypes.join(','),
     ...(l.distanceM !== undefined ? { distance: String(Math.round(l.distanceM)) } : {}),
-    ref: { id: local, gid: l.stop.id, omc: '', placeID: '', place, coords: coords(l.stop.lon, l.stop.lat) },
+    ref: { id: local, gid: ids.global ?? ids.id, omc: '', placeID: '', place, coords: coords(l.stop.lon, l.stop.lat) },
   };
 }
 
@@ -59,6 +61,12 @@ function concernedLine(key: string): Record<string, unknown> {
   return { diva: { network, line, supplement, dir, ...(project === undefined ? {} : { project }) } };
 }
 
+/** A stop a notice names: its local id and its global id (`gid`, as StopFinder's `ref`). */
+function concernedStop(id: string, globalId: string | undefined): Record<string, unknown> {
+  const ids = wireStopIds({ id, globalId });
+  return { id: ids.local, gid: ids.global ?? ids.id };
+}
+
 /**
  * AddInfo as `additionalInformation.travelInformations.travelInformation[]`. NO real body was
  * available: built from the issue's description and a third-party parser of Linz AG answers.
@@ -75,7 +83,7 @@ export function renderAddInfo(r: AddInfoResult): unknown {
           validityPeriod: [{ itdDateTime_From: itdDateTime(n.validFrom, 0, 0), itdDateTime_To: itdDateTime(n.validTo, 23, 59) }],
           infoLink: { infoLinkText: n.title, subtitle: n.title, content: n.text, infoLinkURL: '' },
           concernedLines: n.lines.map(concernedLine),
-          ...(n.stops.length > 0 ? { concernedStops: n.stops.map((gid) => ({ gid })) } : {}),
+          ...(n.stops.length > 0 ? { concernedStops: n.stops.map((id) => concernedStop(id, r.stopGlobalIds.get(id))) } : {}),
         })),
       },
     },

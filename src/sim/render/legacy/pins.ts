@@ -1,14 +1,14 @@
 import type { CoordResult, PinOut } from '../../ops/coord.js';
-import { coords, isScalar, localStopId, pair, PARAMETERS, text } from './common.js';
+import { STOP_GLOBAL_ID, wireStopIds } from '../stop-ids.js';
+import { coords, isScalar, pair, PARAMETERS, text } from './common.js';
 
 /** Top-level pin keys of the MVV sample; extras never overwrite them. */
 const RESERVED = new Set(['desc', 'addDesc', 'type', 'id', 'layer', 'distance', 'stateless', 'coords', 'attrs', 'infos']);
 
-function stopAttrs(out: PinOut): { name: string; value: string }[] {
-  if (out.pin.type !== 'STOP') return [];
+function stopAttrs(out: PinOut, globalId: string): { name: string; value: string }[] {
   const mots = out.motTypes ?? [];
   return [
-    pair('STOP_GLOBAL_ID', out.pin.id ?? ''),
+    pair(STOP_GLOBAL_ID, globalId),
     pair('STOP_NAME_WITH_PLACE', out.pin.name),
     ...(mots[0] === undefined ? [] : [pair('STOP_MAJOR_MEANS', String(mots[0]))]),
     pair('STOP_MEANS_LIST', mots.join(',')),
@@ -17,8 +17,10 @@ function stopAttrs(out: PinOut): { name: string; value: string }[] {
 
 function pin(out: PinOut): Record<string, unknown> {
   const { pin: p } = out;
-  const id = p.type === 'STOP' && p.id !== undefined ? localStopId(p.id) : (p.id ?? '');
-  const attrs = stopAttrs(out);
+  // A stop's `id` is its local number; the global id goes to attrs (a stop without one sends its id there).
+  const stop = p.type === 'STOP' && p.id !== undefined ? wireStopIds({ id: p.id, globalId: p.globalId }) : undefined;
+  const id = stop?.local ?? p.id ?? '';
+  const attrs = stop ? stopAttrs(out, stop.global ?? stop.id) : [];
   const nested: Record<string, unknown> = {};
   // Scalars go to the name/value `attrs` list as strings; structures (realtime, specification) stay objects.
   for (const [key, value] of Object.entries(out.extra)) {

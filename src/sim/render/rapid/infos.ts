@@ -9,15 +9,21 @@
  */
 import type { AddInfoResult } from '../../ops/addinfo.js';
 import type { Notice } from '../../types.js';
+import { wireStopIds } from '../stop-ids.js';
+import { rapidStopIds } from './locations.js';
 
 /** The deployment's offset; days are written as local midnight and end of day. */
 const OFFSET = '+01:00';
 
 /** A notice's line key is `network:line:supplement:direction`; TfNSW ids end in an empty project. */
 const affectedLine = (key: string): Record<string, unknown> => ({ id: `${key}:` });
-const affectedStop = (id: string): Record<string, unknown> => ({ id, type: 'stop' });
+/** A stop as TfNSW's `affected.stops[]`: its id, whether that is the global one, and both ids in properties. */
+const affectedStop = (id: string, globalIds: ReadonlyMap<string, string>): Record<string, unknown> => {
+  const { isGlobalId, properties } = rapidStopIds(wireStopIds({ id, globalId: globalIds.get(id) }));
+  return { id, isGlobalId, type: 'stop', properties };
+};
 
-function info(n: Notice): Record<string, unknown> {
+function info(n: Notice, globalIds: ReadonlyMap<string, string>): Record<string, unknown> {
   const validity = { from: `${n.validFrom}T00:00:00${OFFSET}`, to: `${n.validTo}T23:59:59${OFFSET}` };
   const url = `https://sim.invalid/alerts/${encodeURIComponent(n.id)}`;
   return {
@@ -43,7 +49,7 @@ function info(n: Notice): Record<string, unknown> {
     },
     affected: {
       lines: n.lines.map(affectedLine),
-      ...(n.stops.length > 0 ? { stops: n.stops.map(affectedStop) } : {}),
+      ...(n.stops.length > 0 ? { stops: n.stops.map((id) => affectedStop(id, globalIds)) } : {}),
     },
   };
 }
@@ -52,8 +58,8 @@ export function rapidInfos(r: AddInfoResult): Record<string, unknown> {
   const lines = [...new Set(r.infos.flatMap((n) => n.lines))];
   const stops = [...new Set(r.infos.flatMap((n) => n.stops))];
   return {
-    current: r.infos.map(info),
+    current: r.infos.map((n) => info(n, r.stopGlobalIds)),
     historic: [],
-    affected: { lines: lines.map(affectedLine), stops: stops.map(affectedStop) },
+    affected: { lines: lines.map(affectedLine), stops: stops.map((id) => affectedStop(id, r.stopGlobalIds)) },
   };
 }

@@ -6,6 +6,7 @@
 import type { CoordResult, PinOut } from '../../ops/coord.js';
 import type { StopFinderResult } from '../../ops/stopfinder.js';
 import type { PinType } from '../../types.js';
+import { STOP_GLOBAL_ID, wireStopIds, type WireStopIds } from '../stop-ids.js';
 
 /** rapidJSON's kind per pin type; a BUS_POINT search answers `platform` (TfNSW sample). */
 const LOCATION_TYPES: Readonly<Record<PinType, string>> = {
@@ -23,6 +24,17 @@ const DRAW_CLASS_TYPES: Partial<Record<PinType, string>> = { POI_POINT: 'POINT',
 
 const RESERVED = new Set(['type', 'id', 'name', 'coord', 'motTypes']);
 
+/**
+ * A stop's ids as the TfNSW and NVBW samples send them: `isGlobalId` says whether `id` is the
+ * global id; `properties.stopId` is the local number and `properties.STOP_GLOBAL_ID` the global id.
+ */
+export function rapidStopIds(ids: WireStopIds): { isGlobalId: boolean; properties: Record<string, string> } {
+  return {
+    isGlobalId: ids.idIsGlobal,
+    properties: { stopId: ids.local, ...(ids.global === undefined ? {} : { [STOP_GLOBAL_ID]: ids.global }) },
+  };
+}
+
 /** The locality above an object, when the world knows one (POIs name it, stops carry an omc). */
 function parentOf(extra: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
   const locality = typeof extra['locality'] === 'string' ? extra['locality'] : undefined;
@@ -38,9 +50,11 @@ function pinLocation({ pin, motTypes, distanceM, extra }: PinOut): Record<string
   for (const [k, v] of Object.entries(extra)) if (!RESERVED.has(k)) properties[k] = v;
   const parent = parentOf(extra);
   const isStop = pin.type === 'STOP';
+  const stop = isStop && pin.id !== undefined ? rapidStopIds(wireStopIds({ id: pin.id, globalId: pin.globalId })) : undefined;
+  if (stop) Object.assign(properties, stop.properties);
   return {
     ...(pin.id === undefined ? {} : { id: pin.id }),
-    ...(isStop ? { isGlobalId: true } : {}),
+    ...(stop ? { isGlobalId: stop.isGlobalId } : {}),
     name: pin.name,
     ...(isStop || pin.type === 'BUS_POINT' ? { disassembledName: pin.name } : {}),
     type: LOCATION_TYPES[pin.type],
@@ -56,16 +70,19 @@ export function rapidCoordLocations(r: CoordResult): Record<string, unknown>[] {
 }
 
 export function rapidStopFinderLocations(r: StopFinderResult): Record<string, unknown>[] {
-  return r.locations.map((l) => ({
-    id: l.stop.id,
-    isGlobalId: true,
-    name: l.stop.name,
-    disassembledName: l.stop.name,
-    coord: [l.stop.lat, l.stop.lon],
-    type: 'stop',
-    matchQuality: l.matchQuality,
-    isBest: l.isBest,
-    productClasses: [...l.stop.motTypes],
-    properties: { stopId: l.stop.id, ...(l.distanceM === undefined ? {} : { distance: Math.round(l.distanceM) }) },
-  }));
+  return r.locations.map((l) => {
+    const stop = rapidStopIds(wireStopIds(l.stop));
+    return {
+      id: l.stop.id,
+      isGlobalId: stop.isGlobalId,
+      name: l.stop.name,
+      disassembledName: l.stop.name,
+      coord: [l.stop.lat, l.stop.lon],
+      type: 'stop',
+      matchQuality: l.matchQuality,
+      isBest: l.isBest,
+      productClasses: [...l.stop.motTypes],
+      properties: { ...stop.properties, ...(l.distanceM === undefined ? {} : { distance: Math.round(l.distanceM) }) },
+    };
+  });
 }
