@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { SIM_DIALECTS, startSimulator, type SimDialect } from '../sim/index.js';
+import { COORD_ORDERS, SIM_DIALECTS, startSimulator, type CoordOrder, type SimDialect } from '../sim/index.js';
 import { createLogger } from '../util/log.js';
 import { positiveNumber } from './common.js';
 
@@ -11,6 +11,7 @@ interface SimOptions {
   faults?: string;
   today?: string;
   dialect: SimDialect;
+  coordOrder: CoordOrder;
 }
 
 export function registerSim(program: Command): void {
@@ -24,6 +25,11 @@ export function registerSim(program: Command): void {
     .option('--faults <spec>', 'inject faults, e.g. latency=20-80,error5xx=0.1,rate429=20:1,hang=0.01,truncate=0.02')
     .option('--today <YYYY-MM-DD>', 'the date the simulator treats as today')
     .addOption(new Option('--dialect <dialect>', 'response dialect of the simulated deployment').choices([...SIM_DIALECTS]).default('json'))
+    .addOption(
+      new Option('--coord-order <order>', 'which hits a capped CoordInfo answer keeps: nearest the centre, by id, by load order, or shuffled')
+        .choices([...COORD_ORDERS])
+        .default('distance'),
+    )
     .action(async (opts: SimOptions) => {
       const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
       const sim = await startSimulator({
@@ -34,6 +40,7 @@ export function registerSim(program: Command): void {
         ...(opts.faults ? { faults: opts.faults } : {}),
         ...(opts.today ? { today: opts.today } : {}),
         dialect: opts.dialect,
+        coordOrder: opts.coordOrder,
       });
       log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
         bbox: sim.world.bbox,
