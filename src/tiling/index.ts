@@ -13,3 +13,5 @@ export { planFromKnownPoints } from './plan.js';
 export type { PlanOptions } from './plan.js';
 export { planBudget } from './budget.js';
 export type { Budget, BudgetSweeps } from './budget.js';
+export { createCapDetector } from './cap-detector.js';
+export type { CapDetector, CapDetectorOptions } from './cap-detector.js';

@@ -120,7 +120,7 @@ describe('completeness on other worlds', () => {
 
   it('does not depend on the server ordering hits nearest to the centre', () => {
     const w = clusteredWorld(20_000, 7);
-    const r = coldStartRootSplit(w, adaptiveSplitter(w, { max: 250, minTileSizeDeg: MIN }), 250, 'storage');
+    const r = coldStartRootSplit(w, adaptiveSplitter(w, { max: 250, minTileSizeDeg: MIN }), 250, 'insertion');
     expectComplete(w, r);
   });
 
