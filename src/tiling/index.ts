@@ -9,7 +9,7 @@ export { estimateTileCount, readCappedAnswer } from './estimate.js';
 export type { CappedAnswerReading, UnseenCell } from './estimate.js';
 export { splitTile } from './split.js';
 export type { SplitOptions } from './split.js';
-export { planFromKnownPoints } from './plan.js';
+export { PLAN_FILL, planFromKnownPoints } from './plan.js';
 export type { PlanOptions } from './plan.js';
 export { planBudget } from './budget.js';
 export type { Budget, BudgetSweeps } from './budget.js';
