@@ -18,7 +18,7 @@ interface Bench {
 
 const benches: readonly Bench[] = [
   { name: 'sim-world', title: 'sim-world: build time, memory and box queries of generated worlds (100k, 1M pins)', run: () => benchSimWorld() },
-  { name: 'tiling', title: 'tiling: CoordInfo requests of a full sweep against the floor', run: () => benchTiling() },
+  { name: 'tiling', title: 'tiling: CoordInfo requests per answer order and world against the floor (night one, night two)', run: () => benchTiling() },
   { name: 'loader', title: 'loader: rows/s of the set-based loader beside a plain COPY of the same rows', run: () => benchLoader() },
   { name: 'nights', title: 'nights: CoordInfo requests of night one and night two beside the floor', run: () => benchNights() },
   { name: 'run-memory', title: 'run-memory: peak memory of a run over a 1,000,000-pin world (baseline: 100,000)', run: () => benchRunMemory() },

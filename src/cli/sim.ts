@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { SIM_DIALECTS, STOP_ID_SCHEMES, startSimulator, type SimDialect, type StopIdScheme } from '../sim/index.js';
+import { COORD_ORDERS, SIM_DIALECTS, STOP_ID_SCHEMES, startSimulator, type CoordOrder, type SimDialect, type StopIdScheme } from '../sim/index.js';
 import { createLogger } from '../util/log.js';
 import { positiveNumber } from './common.js';
 
@@ -14,6 +14,7 @@ interface SimOptions {
   dialect: SimDialect;
   stopIds?: StopIdScheme;
   localIdBase?: number;
+  coordOrder: CoordOrder;
 }
 
 /** `--local-id-base`: a whole number, 0 allowed (local ids 0, 1, 2, ...). */
@@ -35,6 +36,11 @@ export function registerSim(program: Command): void {
     .addOption(new Option('--dialect <dialect>', 'response dialect of the simulated deployment').choices([...SIM_DIALECTS]).default('json'))
     .addOption(new Option('--stop-ids <scheme>', 'stop ids of the generated world: global (de:08111:6008) or local numbers with the global id beside them (default global)').choices([...STOP_ID_SCHEMES]))
     .option('--local-id-base <n>', 'first local stop id with --stop-ids local (default 1000000)', localIdBase)
+    .addOption(
+      new Option('--coord-order <order>', 'which hits a capped CoordInfo answer keeps: nearest the centre, by id, by load order, or shuffled')
+        .choices([...COORD_ORDERS])
+        .default('distance'),
+    )
     .action(async (opts: SimOptions) => {
       if (opts.world !== undefined && opts.stopIds !== undefined) {
         throw new ConfigError('--stop-ids: applies only to a generated world, not with --world', '--stop-ids');
@@ -53,6 +59,7 @@ export function registerSim(program: Command): void {
         dialect: opts.dialect,
         ...(opts.stopIds ? { stopIds: opts.stopIds } : {}),
         ...(opts.localIdBase !== undefined ? { localIdBase: opts.localIdBase } : {}),
+        coordOrder: opts.coordOrder,
       });
       log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
         bbox: sim.world.bbox,

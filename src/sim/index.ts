@@ -8,7 +8,7 @@ export { BadParameterError, FaultSpecError, SimulatorOptionError, WorldLoadError
 export type { Truth, TruthOptions, TruthPin, TruthRegion } from './truth.js';
 export { pinTypesFor } from './truth.js';
 export { EARTH_RADIUS_M, haversineM } from './geo.js';
-export { DEFAULT_RADIUS_M } from './ops/coord.js';
+export { COORD_ORDERS, DEFAULT_RADIUS_M, type CoordOrder } from './ops/coord.js';
 export { DEFAULT_OPAREA_RADIUS_M } from './ops/oparea.js';
 export * from './types.js';
 export { SIM_DIALECTS, type SimDialect } from './render/index.js';

@@ -6,7 +6,7 @@ import { FaultEngine, parseFaultSpec, type FaultSpec } from './faults.js';
 import { generateWorld } from './generate.js';
 import { loadWorld } from './load/index.js';
 import { runAddInfo } from './ops/addinfo.js';
-import { parseCoordQuery, queryTouches, runCoordQuery } from './ops/coord.js';
+import { COORD_ORDERS, parseCoordQuery, queryTouches, runCoordQuery, type CoordOrder } from './ops/coord.js';
 import { runOpArea } from './ops/oparea.js';
 import { runServingLines } from './ops/serving-lines.js';
 import { runStopFinder } from './ops/stopfinder.js';
@@ -32,6 +32,8 @@ export interface SimulatorOptions {
   stopIds?: StopIdScheme;
   /** Generated worlds with `stopIds: 'local'`: the first local stop id (default 1000000). */
   localIdBase?: number;
+  /** Which hits a capped CoordInfo answer keeps (see COORD_ORDERS); default `distance`. */
+  coordOrder?: CoordOrder;
 }
 
 export interface RequestLogEntry {
@@ -55,12 +57,12 @@ type Handler = (world: World, p: Params, dialect: Dialect) => { body: unknown; f
 const BASE = '/efa/';
 const OUTPUT_FORMATS = new Set(['json', 'rapidjson']);
 
-function routes(faults: FaultSpec | undefined): Readonly<Record<string, Handler>> {
+function routes(faults: FaultSpec | undefined, coordOrder: CoordOrder): Readonly<Record<string, Handler>> {
   return {
     XML_COORD_REQUEST: (w, p, d) => {
       const q = parseCoordQuery(p);
       if (faults?.failbox.some((pt) => queryTouches(q, pt.lon, pt.lat))) return { body: null, failboxHit: true };
-      return { body: d.coord(runCoordQuery(w, q)) };
+      return { body: d.coord(runCoordQuery(w, q, coordOrder)) };
     },
     XML_STOPFINDER_REQUEST: (w, p, d) => ({ body: d.stopFinder(runStopFinder(w, p)) }),
     XML_SERVINGLINES_REQUEST: (w, p, d) => ({ body: d.servingLines(runServingLines(w, p)) }),
@@ -75,6 +77,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const faults = options.faults ? parseFaultSpec(options.faults) : undefined;
   if (options.dialect !== undefined && !SIM_DIALECTS.includes(options.dialect)) {
     throw new BadParameterError('dialect', `unknown dialect "${String(options.dialect)}", expected one of ${SIM_DIALECTS.join(', ')}`);
+  }
+  if (options.coordOrder !== undefined && !COORD_ORDERS.includes(options.coordOrder)) {
+    throw new BadParameterError('coordOrder', `unknown order "${String(options.coordOrder)}", expected one of ${COORD_ORDERS.join(', ')}`);
   }
   const dialect: Dialect = renderers[options.dialect ?? 'json'];
   if ((options.world || options.worldDir) && (options.stopIds !== undefined || options.localIdBase !== undefined)) {
@@ -91,7 +96,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }));
   if (options.today) world.today = options.today;
   const engine = faults ? new FaultEngine(faults) : undefined;
-  const table = routes(faults);
+  const table = routes(faults, options.coordOrder ?? 'distance');
   const log: RequestLogEntry[] = [];
   const hung = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();

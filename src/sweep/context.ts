@@ -5,11 +5,11 @@ import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
 import { errorText, isFatal } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
-import type { BBox } from '../tiling/index.js';
+import type { BBox, CapDetector } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import type { Progress } from './progress.js';
 import type { RunStats } from './stats.js';
-import type { CapDetector } from './trust.js';
+
 
 export { errorText, isFatal };
 

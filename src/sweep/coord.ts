@@ -85,6 +85,9 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     return [];
   };
 
+  // A silent server cap, once noticed, is the count at which an answer is cut.
+  const effectiveMax = (): number => Math.min(cfg.maxPerRequest, ctx.capDetector.effectiveCap ?? Infinity);
+
   await drainQueue(tiles, ctx.job.rateLimit.concurrency, async (tile) => {
     const started = Date.now();
     let result: EfaResult<Pin>;
@@ -96,7 +99,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     }
     failpoint('request');
     keepMessages(ctx, result.messages);
-    const verdict = judgeBoxAnswer(tile.bbox, result, ctx.capDetector.effectiveMax(cfg.maxPerRequest), `coordInfo tile ${tile.id}`);
+    const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(), `coordInfo tile ${tile.id}`);
     ctx.capDetector.observe(tile, verdict.received, cfg.maxPerRequest);
     const done = { attempts: result.attempts, hits: verdict.received, durationMs: Date.now() - started };
     if (verdict.kind === 'untrusted') {
@@ -105,7 +108,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     }
     if (verdict.kind === 'capped') {
       const children = splitTile(tile, result.records.map((h) => h.coord), {
-        maxPerRequest: ctx.capDetector.effectiveMax(cfg.maxPerRequest),
+        maxPerRequest: effectiveMax(),
         minTileSizeDeg: cfg.minTileSizeDeg,
         region: ctx.region,
       });

@@ -76,7 +76,7 @@ type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
 /**
  * The first CoordInfo tiles of a night. With known pins (and not `--full`), a k-d partition at pin
- * medians sized for 80 % of maxPerRequest: close to the floor ceil(pins / max) and headroom for
+ * medians sized for PLAN_FILL (90 %) of maxPerRequest: close to the floor ceil(pins / max) and headroom for
  * growth. Without, the region as one tile, split from what its answer shows.
  */
 export async function planCoordTiles(db: Kysely<Database>, source: string, cfg: CoordSweep, region: ResolvedRegion, full: boolean): Promise<{ tiles: Tile[]; known: number }> {
@@ -84,5 +84,5 @@ export async function planCoordTiles(db: Kysely<Database>, source: string, cfg: 
   const points = await knownPinPoints(db, source, cfg, region);
   const known = points.length / 2;
   if (known === 0) return { tiles: initialCoordTiles(region), known };
-  return { tiles: planFromKnownPoints(region, points, { maxPerRequest: cfg.maxPerRequest, fill: 0.8, minTileSizeDeg: cfg.minTileSizeDeg }), known };
+  return { tiles: planFromKnownPoints(region, points, { maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: cfg.minTileSizeDeg }), known };
 }

@@ -29,7 +29,7 @@ import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
-import { regionBBox, type Tile } from '../tiling/index.js';
+import { createCapDetector, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { redactSecretsInText, type Logger } from '../util/log.js';
 import { sweepAddInfo } from './add-info.js';
@@ -42,7 +42,6 @@ import { Progress } from './progress.js';
 import { sweepServingLines } from './serving-lines.js';
 import { RunStats } from './stats.js';
 import { sweepStopFinder } from './stop-finder.js';
-import { createCapDetector } from './trust.js';
 
 export interface RunJobOptions {
   readonly loaded: LoadedJob;
@@ -196,9 +195,7 @@ async function sweepAndFinish(
     messages: new Map(),
     finished,
     full,
-    capDetector: createCapDetector({
-      onDetect: (cap) => log.warn(`coordInfo: several tiles answered exactly ${cap} records, below max: treating ${cap} as the server's silent cap (tiles that reach it are split)`),
-    }),
+    capDetector: createCapDetector(),
   };
   const before = await requestsSoFar(db.kysely, run.runId);
 
@@ -253,7 +250,10 @@ async function finalise(
   const requests = end.before + end.scheduler.requestsSent;
   if (job.dialect === 'auto') log.info(`dialect detected: ${end.dialect}`);
   const messages = [...ctx.messages.values()];
-  const silentCap = ctx.capDetector.silentCap;
+  const silentCap = ctx.capDetector.effectiveCap;
+  if (silentCap !== undefined) {
+    log.warn(`coordInfo: several tiles answered exactly ${silentCap} records, below max: ${silentCap} was taken as the server's silent cap (tiles that reached it were split or count as capped)`);
+  }
   await analyzeLedger(db.kysely);
   let gone: GoneOutcome = { marked: {}, held: [] };
   let status: Exclude<RunStatus, 'running'> = 'failed';

@@ -1,6 +1,6 @@
 import type { RejectInput } from '../db/ledger.js';
 import type { EfaResult, Pin } from '../efa/index.js';
-import type { BBox, Tile } from '../tiling/index.js';
+import type { BBox } from '../tiling/index.js';
 
 /**
  * What a CoordInfo box answer may be trusted with. A tile deletes only when its answer is
@@ -54,43 +54,4 @@ export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, 
     return { kind: 'incomplete', received, inside, outside, reason: parts.join(', ') };
   }
   return { kind: 'done', received, inside, outside };
-}
-
-/**
- * A silent server cap: the server answers at most some count below `max` whatever `max` says. Seen
- * as several tiles answering exactly the same count, which no tile exceeds: then that count is the
- * effective cap, used as the split threshold, and tiles that answered it are not complete.
- */
-export interface CapDetector {
-  observe(tile: Tile, received: number, max: number): void;
-  /** The count at which an answer counts as capped: `max`, or the silent cap once noticed. */
-  effectiveMax(max: number): number;
-  readonly silentCap: number | undefined;
-}
-
-export function createCapDetector(opts: { minCount?: number; minTiles?: number; onDetect?: (cap: number) => void } = {}): CapDetector {
-  const minCount = opts.minCount ?? 10;
-  const minTiles = opts.minTiles ?? 3;
-  const counts = new Map<number, number>();
-  let highest = 0;
-  let silentCap: number | undefined;
-  return {
-    observe(_tile, received, max) {
-      if (received >= max) return;
-      highest = Math.max(highest, received);
-      if (received < minCount) return;
-      const n = (counts.get(received) ?? 0) + 1;
-      counts.set(received, n);
-      if (silentCap === undefined && n >= minTiles && received === highest) {
-        silentCap = received;
-        opts.onDetect?.(received);
-      }
-      // A larger answer later proves the guess wrong.
-      if (silentCap !== undefined && received > silentCap) silentCap = undefined;
-    },
-    effectiveMax: (max) => (silentCap !== undefined ? Math.min(max, silentCap) : max),
-    get silentCap() {
-      return silentCap;
-    },
-  };
 }

@@ -6,6 +6,14 @@ import { partitionBelow, quickselect } from './quickselect.js';
 import { regionBBox, tileIntersectsRegion } from './region.js';
 import type { BBox, Point, Region, Tile } from './types.js';
 
+/**
+ * Default share of `max` a planned tile holds. The pins are known, so the plan is exact for an
+ * unchanged API; the headroom only has to absorb what is added between two nights (a few percent)
+ * and pins that sit on a shared edge and come back from both neighbours. 0.9 keeps night two within
+ * 1.12x of the floor ceil(pins / max).
+ */
+export const PLAN_FILL = 0.9;
+
 export interface PlanOptions {
   readonly maxPerRequest: number;
   /** Share of `maxPerRequest` a tile is planned to hold; the rest is headroom for new pins. */
@@ -70,7 +78,7 @@ function collect(points: Iterable<Point> | Float64Array, b: BBox): Coords {
  */
 export function planFromKnownPoints(region: Region, points: Iterable<Point> | Float64Array, opts: PlanOptions): Tile[] {
   const max = checkPositiveInt('maxPerRequest', opts.maxPerRequest);
-  const fill = checkFill('fill', opts.fill ?? 0.8);
+  const fill = checkFill('fill', opts.fill ?? PLAN_FILL);
   const minSize = checkPositive('minTileSizeDeg', opts.minTileSizeDeg);
   const rb = regionBBox(region);
   const { lon, lat, n } = collect(points, rb);

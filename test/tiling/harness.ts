@@ -16,7 +16,7 @@ import {
   tileIntersectsRegion,
 } from '../../src/tiling/index.js';
 import type { BBox, Point, Region, Tile } from '../../src/tiling/index.js';
-import { makeRng } from '../../src/sim/rng.js';
+import { hash32, makeRng } from '../../src/sim/rng.js';
 
 export const STUTTGART: BBox = [9.05, 48.7, 9.3, 48.85];
 
@@ -80,6 +80,25 @@ export function clusteredWorld(n = 50_000, seed = 1, bbox: BBox = STUTTGART, clu
   return { name: 'clustered', region: { bbox }, lon, lat };
 }
 
+/**
+ * A county-sized region: several towns of different sizes and spreads, long sparse stretches between
+ * them, and a background that is thin everywhere.
+ */
+export const REGIONAL_BBOX: BBox = [8.7, 48.5, 9.7, 49.1];
+export const REGIONAL_CLUSTERS: readonly Cluster[] = [
+  { lon: 9.18, lat: 48.78, sigmaM: 2500, share: 0.3 },
+  { lon: 9.19, lat: 48.78, sigmaM: 700, share: 0.12 },
+  { lon: 8.9, lat: 48.6, sigmaM: 1500, share: 0.1 },
+  { lon: 9.55, lat: 48.95, sigmaM: 1200, share: 0.08 },
+  { lon: 9.0, lat: 49.02, sigmaM: 3000, share: 0.1 },
+  { lon: 9.4, lat: 48.62, sigmaM: 600, share: 0.05 },
+  { lon: 8.8, lat: 48.9, sigmaM: 5000, share: 0.1 },
+];
+
+export function regionalWorld(n = 60_000, seed = 11): World {
+  return { ...clusteredWorld(n, seed, REGIONAL_BBOX, REGIONAL_CLUSTERS), name: 'regional' };
+}
+
 export function uniformWorld(n = 20_000, seed = 2, bbox: BBox = STUTTGART): World {
   const rand = rng(seed);
   const lon = new Float64Array(n);
@@ -114,28 +133,66 @@ export function pointAt(w: World, i: number): Point {
   return { lon: w.lon[i]!, lat: w.lat[i]! };
 }
 
-export type Order = 'nearest-centre' | 'storage';
-
 /**
- * The fake CoordInfo box search: every pin inside the closed box, nearest to the box centre first
- * (what the simulator and, typically, EFA do), cut at `max`. `storage` order returns pins in
- * insertion order instead, to show completeness does not depend on the ordering.
+ * Which hits a capped answer keeps. The order is not documented, so the tiling is measured under the
+ * orders a real server plausibly uses:
+ * - `distance`: nearest to the box centre first (the simulator's default, EFA's usual look);
+ * - `id`: by id, where ids are numbered municipality by municipality (as `de:08111:...` stop ids are):
+ *   a capped answer is every pin of a few whole municipalities and nothing elsewhere;
+ * - `insertion`: the order the pins were loaded in (for these generated worlds, unrelated to place);
+ * - `random`: a fresh shuffle per request.
  */
-export function queryBox(w: World, b: BBox, max: number, order: Order = 'nearest-centre'): number[] {
+export const ORDERS = ['distance', 'id', 'insertion', 'random'] as const;
+export type Order = (typeof ORDERS)[number];
+
+/** Municipality cells for `id` order, about 1.5 km x 1.7 km. */
+const MUNICIPALITY_DEG = 0.02;
+const idKeys = new WeakMap<World, Float64Array>();
+
+function idKeysOf(w: World): Float64Array {
+  const cached = idKeys.get(w);
+  if (cached) return cached;
+  const rand = rng(w.lon.length ^ 0x5eed);
+  const codes = new Map<string, number>();
+  const keys = new Float64Array(w.lon.length);
+  for (let i = 0; i < w.lon.length; i++) {
+    const cell = `${Math.floor(w.lon[i]! / MUNICIPALITY_DEG)}:${Math.floor(w.lat[i]! / MUNICIPALITY_DEG)}`;
+    let code = codes.get(cell);
+    if (code === undefined) {
+      code = Math.floor(rand() * 1e6);
+      codes.set(cell, code);
+    }
+    keys[i] = code * 1e6 + rand() * 1e6;
+  }
+  idKeys.set(w, keys);
+  return keys;
+}
+
+/** The fake CoordInfo box search: every pin inside the closed box in `order`, cut at `max`. */
+export function queryBox(w: World, b: BBox, max: number, order: Order = 'distance'): number[] {
   const found: number[] = [];
   for (let i = 0; i < w.lon.length; i++) {
     const x = w.lon[i]!;
     const y = w.lat[i]!;
     if (x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3]) found.push(i);
   }
-  if (order === 'nearest-centre') {
+  if (found.length <= max) return found;
+  const key = new Float64Array(w.lon.length);
+  if (order === 'distance') {
     const cx = (b[0] + b[2]) / 2;
     const cy = (b[1] + b[3]) / 2;
     const kx = metresPerDegLon(cy);
-    const d = new Float64Array(w.lon.length);
-    for (const i of found) d[i] = Math.hypot((w.lon[i]! - cx) * kx, (w.lat[i]! - cy) * METRES_PER_DEG_LAT);
-    found.sort((p, q) => d[p]! - d[q]! || p - q);
+    for (const i of found) key[i] = Math.hypot((w.lon[i]! - cx) * kx, (w.lat[i]! - cy) * METRES_PER_DEG_LAT);
+  } else if (order === 'id') {
+    const ids = idKeysOf(w);
+    for (const i of found) key[i] = ids[i]!;
+  } else if (order === 'random') {
+    const seed = hash32(...b.map((v) => Math.round(v * 1e5)));
+    for (const i of found) key[i] = hash32(seed, i);
+  } else {
+    for (const i of found) key[i] = i;
   }
+  found.sort((p, q) => key[p]! - key[q]! || p - q);
   return found.slice(0, max);
 }
 
@@ -156,7 +213,7 @@ export interface SweepResult {
 }
 
 /** Request every tile; split capped ones and request the children, breadth first. */
-export function sweep(w: World, start: readonly Tile[], split: Splitter, max: number, order: Order = 'nearest-centre', alreadySpent = 0): SweepResult {
+export function sweep(w: World, start: readonly Tile[], split: Splitter, max: number, order: Order = 'distance', alreadySpent = 0): SweepResult {
   const queue: Tile[] = [...start];
   const leaves: Answered[] = [];
   let requests = alreadySpent;
@@ -212,12 +269,12 @@ export function quadtreeSplitter(w: World, p: SplitParams): Splitter {
 }
 
 /** One request over the whole region envelope, then its children; the probe is the root tile. */
-export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'nearest-centre'): SweepResult {
+export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'distance'): SweepResult {
   return sweep(w, coverRegion(w.region, { targetTiles: 1 }), split, max, order);
 }
 
 /** One probe over the region envelope sizes a grid (`estimateTileCount`), which is then swept. */
-export function coldStartProbeGrid(w: World, split: Splitter, max: number, fill = 0.8, order: Order = 'nearest-centre'): SweepResult {
+export function coldStartProbeGrid(w: World, split: Splitter, max: number, fill = 0.8, order: Order = 'distance'): SweepResult {
   const root = coverRegion(w.region, { targetTiles: 1 });
   const rb = regionBBox(w.region);
   const probe = queryBox(w, rb, max, order);
@@ -301,7 +358,15 @@ export function floorRequests(pins: number, max: number): number {
   return Math.max(1, Math.ceil(pins / max));
 }
 
-export function nightTwo(w: World, known: Float64Array, split: Splitter, max: number, minTileSizeDeg: number, fill = 0.8): SweepResult & { planned: number } {
-  const plan = planFromKnownPoints(w.region, known, { maxPerRequest: max, minTileSizeDeg, fill });
-  return { ...sweep(w, plan, split, max), planned: plan.length };
+export function nightTwo(
+  w: World,
+  known: Float64Array,
+  split: Splitter,
+  max: number,
+  minTileSizeDeg: number,
+  fill?: number,
+  order: Order = 'distance',
+): SweepResult & { planned: number } {
+  const plan = planFromKnownPoints(w.region, known, { maxPerRequest: max, minTileSizeDeg, ...(fill === undefined ? {} : { fill }) });
+  return { ...sweep(w, plan, split, max, order), planned: plan.length };
 }

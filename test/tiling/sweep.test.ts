@@ -10,7 +10,9 @@ import {
   foundPins,
   latticeWorld,
   nightTwo,
+  ORDERS,
   quadtreeSplitter,
+  regionalWorld,
   sweep,
   uniformWorld,
   withRegion,
@@ -45,11 +47,11 @@ describe('cold-start sweep on a clustered city (50,000 pins, max 500)', () => {
     expect(ours.requests).toBeLessThan(quad.requests * 0.8);
   });
 
-  it('night two, planned from what night one found, costs at most 1.3x the floor and caps nothing', () => {
+  it('night two, planned from what night one found, costs at most 1.15x the floor and caps nothing', () => {
     const n2 = nightTwo(w, foundPins(w, ours), adaptiveSplitter(w, p), 500, MIN);
     expect(n2.cappedRequests).toBe(0);
     expect(n2.requests).toBe(n2.planned);
-    expect(n2.requests / floor).toBeLessThanOrEqual(1.3);
+    expect(n2.requests / floor).toBeLessThanOrEqual(1.15);
     expectComplete(w, n2);
   });
 
@@ -60,6 +62,25 @@ describe('cold-start sweep on a clustered city (50,000 pins, max 500)', () => {
       expect(r.requests / floorRequests(50_000, max)).toBeLessThanOrEqual(2.5);
     }
   });
+});
+
+describe('night two under every answer order, on two worlds with city cores and sparse edges', () => {
+  for (const { world, max } of [
+    { world: clusteredWorld(50_000, 3), max: 250 },
+    { world: regionalWorld(60_000, 11), max: 500 },
+  ]) {
+    for (const order of ORDERS) {
+      it(`${world.name}, max ${max}, ${order} order: night one complete, night two within 1.15x of the floor`, () => {
+        const p = { max, minTileSizeDeg: MIN };
+        const one = coldStartRootSplit(world, adaptiveSplitter(world, p), max, order);
+        expectComplete(world, one);
+        const two = nightTwo(world, foundPins(world, one), adaptiveSplitter(world, p), max, MIN, undefined, order);
+        expectComplete(world, two);
+        expect(two.cappedRequests).toBe(0);
+        expect(two.requests / floorRequests(world.lon.length, max)).toBeLessThanOrEqual(1.15);
+      });
+    }
+  }
 });
 
 describe('completeness on other worlds', () => {
@@ -96,8 +117,8 @@ describe('completeness on other worlds', () => {
     expectComplete(w, r);
     const n2 = nightTwo(w, foundPins(w, r), adaptiveSplitter(w, { max: 300, minTileSizeDeg: MIN }), 300, MIN);
     // Night one never requested the hole, so its pins are unknown; a planned tile reaching into it can
-    // find them and cap. The sweep splits those few, and nothing is lost.
-    expect(n2.cappedRequests).toBeLessThanOrEqual(Math.ceil(0.05 * n2.planned));
+    // find them and cap (more often with the 10 % headroom of the default fill). The sweep splits those few, and nothing is lost.
+    expect(n2.cappedRequests).toBeLessThanOrEqual(Math.ceil(0.08 * n2.planned));
     expectComplete(w, n2);
   });
 
@@ -120,7 +141,7 @@ describe('completeness on other worlds', () => {
 
   it('does not depend on the server ordering hits nearest to the centre', () => {
     const w = clusteredWorld(20_000, 7);
-    const r = coldStartRootSplit(w, adaptiveSplitter(w, { max: 250, minTileSizeDeg: MIN }), 250, 'storage');
+    const r = coldStartRootSplit(w, adaptiveSplitter(w, { max: 250, minTileSizeDeg: MIN }), 250, 'insertion');
     expectComplete(w, r);
   });
 

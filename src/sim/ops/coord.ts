@@ -2,6 +2,7 @@
 import { BadParameterError } from '../errors.js';
 import { haversineM, inBox } from '../geo.js';
 import { type Params } from '../params.js';
+import { hash32 } from '../rng.js';
 import { pinTypesFor } from '../truth.js';
 import { OBJECT_TYPES, type BBox, type ObjectType, type Pin, type PinType } from '../types.js';
 import type { World } from '../world.js';
@@ -106,7 +107,47 @@ export function queryTouches(q: CoordQuery, lon: number, lat: number): boolean {
   return false;
 }
 
-export function runCoordQuery(world: World, q: CoordQuery): CoordResult {
+/**
+ * The order in which a box or circle answer lists its hits, and so which hits survive `max`. EFA
+ * does not document it, so the simulator offers the orders a real deployment plausibly uses:
+ * - `distance`: nearest to the search centre first (the default, what EFA's own answers look like);
+ * - `id`: by stop or object id, as a database index scan would return them;
+ * - `insertion`: the order the objects were loaded in (generated or read from the world files);
+ * - `random`: a fresh shuffle per request (seeded by the request's search area, so repeatable).
+ */
+export const COORD_ORDERS = ['distance', 'id', 'insertion', 'random'] as const;
+export type CoordOrder = (typeof COORD_ORDERS)[number];
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function orderHits(world: World, q: CoordQuery, hits: PinOut[], order: CoordOrder): PinOut[] {
+  const byKey = (a: PinOut, b: PinOut): number => compareText(a.pin.key, b.pin.key);
+  switch (order) {
+    case 'distance':
+      return hits.sort((a, b) => a.distanceM - b.distanceM || byKey(a, b));
+    case 'id':
+      return hits.sort((a, b) => compareText(a.pin.id ?? a.pin.key, b.pin.id ?? b.pin.key) || byKey(a, b));
+    case 'insertion': {
+      // Base pins by their load index; pins added later come after them, in the order they were added.
+      const rank = (p: PinOut): number => world.pinLayer.base.indexOf(p.pin.key) ?? Number.MAX_SAFE_INTEGER;
+      return hits.map((h, i) => ({ h, r: rank(h), i })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.h);
+    }
+    case 'random': {
+      const area = q.box ?? q.parking?.box ?? (q.circle ? [q.circle.lon, q.circle.lat, 0, 0] : [0, 0, 0, 0]);
+      const seed = hash32(...area.map((v) => Math.round(v * 1e5)));
+      const keyHash = (p: PinOut): number => {
+        let h = seed;
+        for (let i = 0; i < p.pin.key.length; i++) h = hash32(h, p.pin.key.charCodeAt(i));
+        return h;
+      };
+      return hits.map((h) => ({ h, r: keyHash(h) })).sort((a, b) => a.r - b.r || byKey(a.h, b.h)).map((x) => x.h);
+    }
+  }
+}
+
+export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = 'distance'): CoordResult {
   if (q.detail) return { pins: vehicleDetail(world, q.detail) };
   const hits = new Map<string, PinOut>();
   const centre = q.circle ?? centreOf(q.box ?? q.parking?.box ?? [0, 0, 0, 0]);
@@ -124,7 +165,7 @@ export function runCoordQuery(world: World, q: CoordQuery): CoordResult {
     }
   }
   if (q.parking) for (const out of parkingHits(world, q.parking, centre)) hits.set(out.pin.key, out);
-  const pins = [...hits.values()].sort((a, b) => a.distanceM - b.distanceM || (a.pin.key < b.pin.key ? -1 : a.pin.key > b.pin.key ? 1 : 0));
+  const pins = orderHits(world, q, [...hits.values()], order);
   return { pins: q.max !== undefined ? pins.slice(0, q.max) : pins };
 }
 
