@@ -198,9 +198,9 @@ export async function finishedUnits(db: Kysely<Database>, runId: string, operati
 export async function pendingTiles(
   db: Kysely<Database>,
   runId: string,
-): Promise<{ id: string; parentId?: string; depth: number; bbox: [number, number, number, number] }[]> {
-  const rows = await sql<{ tile_id: string; parent_id: string | null; depth: number; x0: number; y0: number; x1: number; y1: number }>`
-    SELECT tile_id, parent_id, depth, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+): Promise<{ id: string; parentId?: string; depth: number; bbox: [number, number, number, number]; known?: number }[]> {
+  const rows = await sql<{ tile_id: string; parent_id: string | null; depth: number; hits: number; status: string; x0: number; y0: number; x1: number; y1: number }>`
+    SELECT tile_id, parent_id, depth, hits, status, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
     FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' AND status IN ('pending', 'failed')
     ORDER BY run_tile_id`.execute(db);
   return rows.rows.map((r) => ({
@@ -208,6 +208,7 @@ export async function pendingTiles(
     ...(r.parent_id ? { parentId: r.parent_id } : {}),
     depth: r.depth,
     bbox: [r.x0, r.y0, r.x1, r.y1],
+    ...(r.status === 'pending' && r.hits > 0 ? { known: r.hits } : {}),
   }));
 }
 

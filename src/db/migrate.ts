@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { packageRoot } from '../util/package-root.js';
+import { backfillRunScopes } from './backfill.js';
 import type { Db } from './connect.js';
 
 export interface Migration {
@@ -77,6 +78,8 @@ export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
     );
     if (appliedNow) applied.push(m.version);
   }
+  // Version 4 introduced run scopes; runs written before it get theirs from the job they recorded.
+  if (applied.includes(4)) await backfillRunScopes(db.kysely);
   const row = await sql<{ v: number | null }>`SELECT max(version) AS v FROM efa.schema_migrations`.execute(db.kysely);
   return { applied, current: row.rows[0]?.v ?? 0 };
 }

@@ -36,7 +36,8 @@ function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 
   return { operation: 'coordInfo', tileId: tile.id, parentId: tile.parentId, depth: tile.depth, bbox: tile.bbox, ...rest };
 }
 
-export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { status: 'pending', attempts: 0, hits: 0, durationMs: 0 });
+/** A planned tile; `hits` holds what the plan knew in it until the tile is fetched (a resume reads it back). */
+export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { status: 'pending', attempts: 0, hits: tile.known ?? 0, durationMs: 0 });
 
 /**
  * One row per key: an answer that names the same object twice with different content keeps the
@@ -100,7 +101,8 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     failpoint('request');
     keepMessages(ctx, result.messages);
     const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(), `coordInfo tile ${tile.id}`);
-    ctx.capDetector.observe(tile, verdict.received, cfg.maxPerRequest);
+    // An answer as large as what the plan knew there is no evidence of a silent cap.
+    if (tile.known === undefined || verdict.received < tile.known) ctx.capDetector.observe(tile, verdict.received, cfg.maxPerRequest);
     const done = { attempts: result.attempts, hits: verdict.received, durationMs: Date.now() - started };
     if (verdict.kind === 'untrusted') {
       await ctx.transact((tx) => storeRejects(ctx, tx, tile.id, [...result.rejects, ...verdict.outside]));

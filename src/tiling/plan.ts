@@ -86,7 +86,7 @@ export function planFromKnownPoints(region: Region, points: Iterable<Point> | Fl
   const idx = new Uint32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
   const kx = metresPerDegLon((rb[1] + rb[3]) / 2);
-  const leaves: BBox[] = [];
+  const leaves: { box: BBox; known: number }[] = [];
 
   // Children inherit their share of the parent's tile count; recounting each child from its pins would
   // turn one pin nudged across a snapped edge (401 of 400) into an extra half-empty tile. The share is
@@ -97,7 +97,7 @@ export function planFromKnownPoints(region: Region, points: Iterable<Point> | Fl
     const count = hi - lo;
     const k = Math.max(Math.ceil(count / ceiling), Math.min(planned, Math.max(1, Math.ceil(count / target))));
     if (k <= 1) {
-      leaves.push(box);
+      leaves.push({ box, known: count });
       return;
     }
     const leftK = Math.floor(k / 2);
@@ -117,12 +117,12 @@ export function planFromKnownPoints(region: Region, points: Iterable<Point> | Fl
       return;
     }
     // Too small to cut further: the sweep will find it capped and record it so.
-    leaves.push(box);
+    leaves.push({ box, known: count });
   };
   visit(rb, 0, n, Math.max(1, Math.ceil(n / target)));
 
   return leaves
-    .filter((b) => tileIntersectsRegion(b, region))
-    .sort(compareNorthWest)
-    .map((b) => makeTile(b, 0));
+    .filter((l) => tileIntersectsRegion(l.box, region))
+    .sort((a, b) => compareNorthWest(a.box, b.box))
+    .map((l) => ({ ...makeTile(l.box, 0), known: l.known }));
 }

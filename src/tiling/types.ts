@@ -13,6 +13,12 @@ export interface Tile {
   /** 0 for tiles of a covering or a plan, parent depth + 1 for split children. */
   readonly depth: number;
   readonly parentId?: string;
+  /**
+   * How many pins the plan knew in this tile (night two's tiles are planned from known pins). An
+   * answer of at least that many says nothing suspicious; repeated equal answers below it may be a
+   * silent server cap.
+   */
+  readonly known?: number;
 }
 
 export interface Point {

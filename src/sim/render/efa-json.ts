@@ -25,8 +25,9 @@ const RESERVED = new Set(['type', 'id', 'name', 'coord', 'motTypes', 'attrs']);
  * efa-api.md shows no global-id field; a stop's global id goes where legacy servers put it, a
  * name/value `attrs` list (fields beyond the documented ones are allowed there).
  */
-const globalIdAttrs = (globalId: string | undefined): { attrs?: { name: string; value: string }[] } =>
-  globalId === undefined ? {} : { attrs: [{ name: STOP_GLOBAL_ID, value: globalId }] };
+const globalIdAttrs = (id: string | undefined, globalId: string | undefined): { attrs?: { name: string; value: string }[] } =>
+  // Where the id is the global id already, the plain dialect has nothing to add (as in efa-api.md).
+  globalId === undefined || globalId === id ? {} : { attrs: [{ name: STOP_GLOBAL_ID, value: globalId }] };
 
 export const efaJson: Dialect = {
   coord: (r) => ({
@@ -38,7 +39,7 @@ export const efaJson: Dialect = {
       if (pin.type === 'STOP') out.motTypes = (motTypes ?? []).join(',');
       out.distance = Math.round(distanceM);
       for (const [k, v] of Object.entries(extra)) if (!RESERVED.has(k)) out[k] = v;
-      if (pin.type === 'STOP') Object.assign(out, globalIdAttrs(pin.globalId));
+      if (pin.type === 'STOP') Object.assign(out, globalIdAttrs(pin.id, pin.globalId));
       return out;
     }),
   }),
@@ -47,7 +48,7 @@ export const efaJson: Dialect = {
       id: l.stop.id, name: l.stop.name, type: 'stop', isBest: l.isBest, matchQuality: l.matchQuality,
       coord: { lat: l.stop.lat, lon: l.stop.lon }, motTypes: l.stop.motTypes.join(','),
       ...(l.distanceM !== undefined ? { distance: Math.round(l.distanceM) } : {}),
-      ...globalIdAttrs(l.stop.globalId),
+      ...globalIdAttrs(l.stop.id, l.stop.globalId),
     })),
   }),
   servingLines: (r) => ({
