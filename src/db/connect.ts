@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
+import { redactUrl as redactUrlByName } from '../util/redact.js';
 import { LockedError, lockDataDir } from './lock.js';
 import type { Database } from './tables.js';
 
@@ -39,16 +40,10 @@ export function dbUrlFrom(option: string | undefined, env: NodeJS.ProcessEnv = p
   return option ?? env['DATABASE_URL'] ?? defaultDbUrl;
 }
 
+/** A database URL as safe to show: the password and secret-named parameters replaced (src/util/redact.ts). */
 export function redactUrl(url: string): string {
   if (!/^postgres(ql)?:/.test(url)) return url;
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    for (const key of [...u.searchParams.keys()]) if (/pass|secret|key|token/i.test(key)) u.searchParams.set(key, '***');
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable url)';
-  }
+  return redactUrlByName(url);
 }
 
 async function openPglite(location: string): Promise<Db> {
