@@ -160,16 +160,24 @@ export function collectSecrets(sources: SecretSources): string[] {
 }
 
 /**
+ * `text` with each known secret value replaced, and nothing else touched: for data (a reply body)
+ * where a URL with a `token` parameter may be legitimate content and must stay as it is.
+ */
+export function redactValues(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret !== '' && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/**
  * `text` with each known secret value replaced, and every URL in it redacted by `redactUrl` (only
  * URLs that carry credentials are touched; others are left as written). `secrets` as
  * `collectSecrets` returns them; order does not matter.
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret !== '') out = out.split(secret).join(REDACTED);
-  }
-  return out.replace(URL_IN_TEXT, (match) => {
+  return redactValues(text, secrets).replace(URL_IN_TEXT, (match) => {
     let url: URL;
     try {
       url = new URL(match);
