@@ -4,7 +4,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpTimeoutError, RedirectRefused, ResponseTooLarge } from '../../src/http/errors.js';
+import { createEfaClient } from '../../src/efa/client.js';
+import { HttpTimeoutError, RedirectRefused, ResponseTooLarge, RetryAfterTooLong } from '../../src/http/errors.js';
+import { createRequestScheduler } from '../../src/http/scheduler.js';
 import { createFetchTransport, DEFAULT_MAX_RESPONSE_BYTES } from '../../src/http/fetch-transport.js';
 
 /**
@@ -51,6 +53,8 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     res.write('{"pins":[');
     const timer = setInterval(() => res.write('0,'), 20);
     res.on('close', () => clearInterval(timer));
+  } else if (path === '/efa/XML_ADDINFO_REQUEST') {
+    res.writeHead(429, { 'Retry-After': '999999', 'Content-Type': 'text/plain' }).end('slow down');
   } else if (path === '/away') {
     res.writeHead(302, { Location: `${thiefBase}/steal` }).end();
   } else if (path === '/moved') {
@@ -149,6 +153,19 @@ describe('hostile replies: bounded memory', () => {
     expect(timeout.timeoutMs).toBe(300);
     expect(timeout.receivedBytes).toBeGreaterThan(0);
     expect(timeout.message).toMatch(/reply incomplete \(\d+ bytes received\) after 300 ms/);
+  });
+});
+
+describe('hostile replies: bounded waiting', () => {
+  it('fails a call at once, as a warning, when the server says Retry-After: 999999', async () => {
+    const scheduler = createRequestScheduler({ requestsPerSecond: 50, concurrency: 2 });
+    const client = createEfaClient({ baseUrl: `${base}/efa`, transport, scheduler });
+    const started = performance.now();
+    const error = await client.addInfo().catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(error).toBeInstanceOf(RetryAfterTooLong);
+    expect(error).toMatchObject({ retryAfterMs: 999_999_000, maxRetryAfterMs: 300_000, level: 'warn' });
+    expect(scheduler.requestsSent).toBe(1);
   });
 });
 
