@@ -166,10 +166,17 @@ export function collectSecrets(sources: SecretSources): string[] {
 export function redactValues(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret !== '' && out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
   return out;
 }
+
+/**
+ * Values shorter than this are not searched for in text: `sessionID=0` or `key=1` in a base URL
+ * would otherwise turn every 0 or 1 of a message into ***. They are still hidden wherever they sit
+ * in a URL, by name.
+ */
+export const MIN_SECRET_LENGTH = 3;
 
 /**
  * `text` with each known secret value replaced, and every URL in it redacted by `redactUrl` (only

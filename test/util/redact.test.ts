@@ -70,6 +70,11 @@ describe('redactText', () => {
     );
   });
 
+  it('does not shred text for a one- or two-character value, which still goes by name in URLs', () => {
+    const secrets = collectSecrets({ urls: ['https://h/efa?sessionID=0&key=de'] });
+    expect(redactText('tile 10 of 20, lang de, see https://h/efa?sessionID=0', secrets)).toBe('tile 10 of 20, lang de, see https://h/efa?sessionID=***');
+  });
+
   it('keeps serialised JSON parseable: a URL never swallows the closing quote', () => {
     // The old regex consumed `"` after ?apikey=…, so every run with such a baseUrl exited 1.
     const json = JSON.stringify({ baseUrl: 'https://h/efa?apikey=abc', file: '/jobs/x.json', n: 1 });
