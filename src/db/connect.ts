@@ -6,6 +6,7 @@ import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool } from 'kysel
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ConfigError } from '../errors.js';
+import { redactUrl as redactUrlByName } from '../util/redact.js';
 import { LockedError, lockDataDir } from './lock.js';
 import type { Database } from './tables.js';
 
@@ -54,16 +55,10 @@ export function dbUrlFrom(option: string | undefined, env: NodeJS.ProcessEnv = p
   return option ?? env['DATABASE_URL'] ?? defaultDbUrl;
 }
 
+/** A database URL as safe to show: the password and secret-named parameters replaced (src/util/redact.ts). */
 export function redactUrl(url: string): string {
   if (!/^postgres(ql)?:/.test(url)) return url;
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    for (const key of [...u.searchParams.keys()]) if (/pass|secret|key|token/i.test(key)) u.searchParams.set(key, '***');
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable url)';
-  }
+  return redactUrlByName(url);
 }
 
 type PGliteInstance = import('@electric-sql/pglite').PGlite;

@@ -1,6 +1,7 @@
 import { EfaParameterError } from './errors.js';
 import { OPERATION_PATHS, OPERATIONS, isOperation, type Operation, type PathOverrides } from './operations.js';
 import { toQueryString, type Params } from './params.js';
+import { collectSecrets as collectSecretValues } from '../util/redact.js';
 
 /** Never echo the URL itself: it may carry an API key. */
 export function parseBaseUrl(baseUrl: string | URL): URL {
@@ -51,33 +52,11 @@ export function buildUrl(base: URL, path: string, params: Params): URL {
   return url;
 }
 
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
-
-/** Names whose values are treated as secret even when the caller names none. */
-const SECRET_NAME = /key|token|secret|auth|pass|sig|credential/i;
-
 /**
  * Every value that must not appear in an error: credentials in the base URL, and query
- * parameters or headers that are marked secret or look like it. Encoded forms are included
- * because servers echo URLs in either.
+ * parameters or headers that are marked secret or look like it, in every encoding a server may
+ * echo. The rules live in src/util/redact.ts; this keeps the client's signature.
  */
 export function collectSecrets(base: URL, headers: Readonly<Record<string, string>>, secretNames: readonly string[]): string[] {
-  const marked = new Set(secretNames.map((name) => name.toLowerCase()));
-  const isSecret = (name: string): boolean => marked.has(name.toLowerCase()) || SECRET_NAME.test(name);
-  const values: string[] = [];
-  if (base.password !== '') values.push(base.password, safeDecode(base.password));
-  for (const [name, value] of base.searchParams) {
-    if (isSecret(name)) values.push(value, encodeURIComponent(value), new URLSearchParams([['', value]]).toString().slice(1));
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (isSecret(name)) values.push(value, ...value.split(/\s+/).filter((part) => part.length >= 8));
-  }
-  // Longest first, so a value is not half-redacted by a shorter one it contains.
-  return [...new Set(values.filter((value) => value !== ''))].sort((a, b) => b.length - a.length);
+  return collectSecretValues({ urls: [base], headers, secretNames });
 }

@@ -1,5 +1,6 @@
+import { ExitCode } from '../errors.js';
+import { redactUrl } from '../util/redact.js';
 import type { RetryHint } from './types.js';
-import { redactUrl } from './redact.js';
 
 /**
  * The attempt ran past its time limit. Retryable: a slow answer tonight says little about the next
@@ -10,16 +11,119 @@ export class HttpTimeoutError extends Error implements RetryHint {
   override readonly name = 'HttpTimeoutError';
   readonly retryable = true;
   readonly url: string | undefined;
+  /**
+   * Body bytes (decompressed) that had arrived when time ran out; undefined when not even the
+   * status line came. A server dripping an endless body is not a server that did not answer.
+   */
+  readonly receivedBytes: number | undefined;
 
   constructor(
     readonly operation: string,
     readonly timeoutMs: number | undefined,
     url?: URL | string,
+    receivedBytes?: number,
   ) {
     const redacted = url === undefined ? undefined : redactUrl(url);
     const limit = timeoutMs === undefined ? '' : ` after ${timeoutMs} ms`;
-    super(`${operation}: no reply${limit}${redacted === undefined ? '' : ` from ${redacted}`}`);
+    const what = receivedBytes === undefined ? 'no reply' : `reply incomplete (${receivedBytes} bytes received)`;
+    super(`${operation}: ${what}${limit}${redacted === undefined ? '' : ` from ${redacted}`}`);
     this.url = redacted;
+    this.receivedBytes = receivedBytes;
+  }
+}
+
+/**
+ * The reply body (counted after decompression) grew past the transport's limit, so reading stopped
+ * and the connection was dropped. Not retryable: the next try would fill memory the same way.
+ */
+export class ResponseTooLarge extends Error implements RetryHint {
+  override readonly name = 'ResponseTooLarge';
+  readonly retryable = false;
+  readonly url: string;
+
+  constructor(
+    readonly operation: string,
+    readonly maxResponseBytes: number,
+    /** Bytes read when reading stopped, or the declared Content-Length when that alone was too much. */
+    readonly receivedBytes: number,
+    url: URL | string,
+  ) {
+    const redacted = redactUrl(url);
+    super(`${operation}: reply larger than ${maxResponseBytes} bytes (stopped at ${receivedBytes}) from ${redacted}`);
+    this.url = redacted;
+  }
+}
+
+/**
+ * The server redirected somewhere the transport will not follow: to another origin (scheme, host
+ * or port), where the request's headers (API keys) must not go; or round in circles. A base URL
+ * that redirects is a configuration matter (exit 2): point `baseUrl` at the final address.
+ */
+export class RedirectRefused extends Error implements RetryHint {
+  override readonly name = 'RedirectRefused';
+  readonly retryable = false;
+  readonly exitCode = ExitCode.usage;
+  readonly from: string;
+  readonly to: string | undefined;
+
+  constructor(
+    readonly operation: string,
+    readonly reason: 'cross-origin' | 'too-many' | 'no-location',
+    readonly status: number,
+    from: URL,
+    to?: URL,
+  ) {
+    const source = redactUrl(from);
+    const target = to === undefined ? undefined : redactUrl(to);
+    const why =
+      reason === 'cross-origin'
+        ? `redirects to another origin (${target ?? '?'}); headers are not sent there: set baseUrl to that address if it is trusted`
+        : reason === 'too-many'
+          ? 'redirected too many times'
+          : 'redirects without a Location header';
+    super(`${operation}: HTTP ${status} from ${source} ${why}`);
+    this.from = source;
+    this.to = target;
+  }
+}
+
+/**
+ * The server asked for a wait (Retry-After) longer than the scheduler's ceiling. Waiting would park
+ * a unit of the run for that long, so the call fails instead; `level` says to report it as a warning.
+ */
+export class RetryAfterTooLong extends Error implements RetryHint {
+  override readonly name = 'RetryAfterTooLong';
+  readonly retryable = false;
+  readonly level = 'warn';
+
+  constructor(
+    readonly operation: string,
+    readonly retryAfterMs: number,
+    readonly maxRetryAfterMs: number,
+    cause: unknown,
+  ) {
+    super(
+      `${operation}: server asked to retry after ${Math.round(retryAfterMs / 1000)} s, more than the ceiling of ` +
+        `${Math.round(maxRetryAfterMs / 1000)} s; not waiting`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * The run's request budget is spent: no further request is sent. Carries the numbers so the run can
+ * end partial with a message saying how many requests went out and what the budget was.
+ */
+export class RequestBudgetExceeded extends Error implements RetryHint {
+  override readonly name = 'RequestBudgetExceeded';
+  readonly retryable = false;
+
+  constructor(
+    readonly operation: string,
+    readonly maxRequests: number,
+    readonly requestsSent: number,
+  ) {
+    super(`${operation}: request budget of ${maxRequests} spent (${requestsSent} requests sent); not sending more`);
   }
 }
 

@@ -6,10 +6,20 @@ export {
   HttpRequestError,
   HttpTimeoutError,
   isRetryHint,
+  RedirectRefused,
+  RequestBudgetExceeded,
+  ResponseTooLarge,
   RetriesExhaustedError,
+  RetryAfterTooLong,
   retryHintOf,
 } from './errors.js';
-export { createFetchTransport, type FetchTransportOptions } from './fetch-transport.js';
+export {
+  createFetchTransport,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_RESPONSE_DEADLINE_MS,
+  InvalidTransportOptionError,
+  type FetchTransportOptions,
+} from './fetch-transport.js';
 export { TokenBucket, InvalidRateError } from './token-bucket.js';
 export { AdaptiveRate, type AdaptiveRateOptions, type RateChange } from './adaptive-rate.js';
 export {

@@ -6,7 +6,9 @@ import {
   describeError,
   HttpTimeoutError,
   isRetryHint,
+  RequestBudgetExceeded,
   RetriesExhaustedError,
+  RetryAfterTooLong,
   retryHintOf,
 } from './errors.js';
 import { TokenBucket } from './token-bucket.js';
@@ -25,8 +27,17 @@ export interface RequestSchedulerOptions {
   readonly baseDelayMs?: number;
   /** Backoff cap. Default 30 000. */
   readonly maxDelayMs?: number;
-  /** Cap on a server's Retry-After, so one odd header cannot park a nightly run. Default 300 000. */
+  /**
+   * Longest server Retry-After the scheduler waits. A longer one fails the call at once with
+   * `RetryAfterTooLong` (a warning), so one odd header cannot park a unit of a nightly run.
+   * Default 300 000.
+   */
   readonly maxRetryAfterMs?: number;
+  /**
+   * Requests (attempts, retries included) the scheduler sends at most over its life, i.e. one run.
+   * Past it every call fails with `RequestBudgetExceeded` without sending. Default: no budget.
+   */
+  readonly maxRequests?: number;
   /** Rate multiplier on HTTP 429. Default 0.5. */
   readonly backoffFactor?: number;
   /** Lowest rate after backoff. Default 0.2. */
@@ -91,6 +102,7 @@ class Scheduler implements MeteredRequestScheduler {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #maxRetryAfterMs: number;
+  readonly #maxRequests: number;
   readonly #signal: AbortSignal | undefined;
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined;
 
@@ -113,6 +125,8 @@ class Scheduler implements MeteredRequestScheduler {
     requireNonNegative('baseDelayMs', this.#baseDelayMs);
     requireNonNegative('maxDelayMs', this.#maxDelayMs);
     requireNonNegative('maxRetryAfterMs', this.#maxRetryAfterMs);
+    this.#maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
+    if (options.maxRequests !== undefined) requireInteger('maxRequests', options.maxRequests, 0);
 
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
@@ -173,8 +187,10 @@ class Scheduler implements MeteredRequestScheduler {
         throw this.#fail(operation, attemptNo, new RetriesExhaustedError(operation, attemptNo, error));
       }
 
-      const delayMs =
-        hint.retryAfterMs !== undefined ? Math.min(hint.retryAfterMs, this.#maxRetryAfterMs) : this.#backoff(attemptNo);
+      if (hint.retryAfterMs !== undefined && hint.retryAfterMs > this.#maxRetryAfterMs) {
+        throw this.#fail(operation, attemptNo, new RetryAfterTooLong(operation, hint.retryAfterMs, this.#maxRetryAfterMs, error));
+      }
+      const delayMs = hint.retryAfterMs ?? this.#backoff(attemptNo);
       this.#retryCount += 1;
       this.#emit({ kind: 'retry', operation, attempt: attemptNo, delayMs, reason: describeError(error) });
       try {
@@ -197,7 +213,11 @@ class Scheduler implements MeteredRequestScheduler {
     attempt: (signal: AbortSignal, attemptNo: number) => Promise<T>,
   ): Promise<Outcome<T>> {
     const runSignal = this.#signal;
+    // Checked before the token is taken, and again after: calls that queued while the budget was
+    // still open must not all slip through once it is spent.
+    if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
     await this.#bucket.acquire(runSignal);
+    if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
 
     const controller = new AbortController();
     let timedOut = false;
@@ -230,6 +250,10 @@ class Scheduler implements MeteredRequestScheduler {
       this.#clock.clearTimer(timer);
       runSignal?.removeEventListener('abort', onRunAbort);
     }
+  }
+
+  #overBudget(operation: string): Outcome<never> {
+    return { ok: false, error: new RequestBudgetExceeded(operation, this.#maxRequests, this.#requestsSent), sentAt: this.#clock.now() };
   }
 
   #applyRate(change: RateChange | undefined): void {

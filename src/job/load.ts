@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -52,15 +52,132 @@ function firstField(error: z.ZodError): string | undefined {
   return issue.path.join('.');
 }
 
-async function readJobSource(file: string): Promise<unknown> {
-  if (extname(file) === '.json') {
-    const text = await readFile(file, 'utf8');
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (e) {
-      throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`, 'job');
+/**
+ * Where JSON.parse gave up, as "line L, column C", found by scanning the text ourselves: V8's own
+ * message quotes the text around the error ("Unexpected token 'r', "root:x:0:0"..."), and an error
+ * message must never carry bytes of a file (it may not be the file the user meant to name).
+ */
+export function jsonErrorLocation(text: string): string {
+  const offset = firstJsonErrorOffset(text);
+  if (offset >= text.length) return 'at the end (the text is cut short)';
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `at line ${line}, column ${column}`;
+}
+
+/** Offset of the first character a JSON parser would reject (text.length when the text ends too early). */
+function firstJsonErrorOffset(text: string): number {
+  let at = 0;
+  const ws = (): void => {
+    while (at < text.length && ' \t\n\r'.includes(text[at] ?? '')) at += 1;
+  };
+  const fail = (): never => {
+    throw at;
+  };
+  const literal = (word: string): void => {
+    for (const ch of word) {
+      if (text[at] !== ch) fail();
+      at += 1;
     }
+  };
+  const string = (): void => {
+    at += 1; // opening quote
+    while (at < text.length) {
+      const ch = text[at] ?? '';
+      if (ch === '"') {
+        at += 1;
+        return;
+      }
+      if (ch < ' ') fail();
+      if (ch === '\\') {
+        at += 1;
+        const esc = text[at] ?? '';
+        if (esc === 'u') {
+          for (let i = 1; i <= 4; i += 1) if (!/[0-9a-fA-F]/.test(text[at + i] ?? '')) fail();
+          at += 4;
+        } else if (!'"\\/bfnrt'.includes(esc) || esc === '') fail();
+      }
+      at += 1;
+    }
+    fail();
+  };
+  const number = (): void => {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(at, at + 400));
+    if (match === null || match[0] === '' || match[0] === '-') fail();
+    at += match?.[0].length ?? 0;
+  };
+  const value = (depth: number): void => {
+    if (depth > 10_000) fail();
+    ws();
+    const ch = text[at];
+    if (ch === '{') {
+      at += 1;
+      ws();
+      if (text[at] === '}') {
+        at += 1;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[at] !== '"') fail();
+        string();
+        ws();
+        if (text[at] !== ':') fail();
+        at += 1;
+        value(depth + 1);
+        ws();
+        if (text[at] === ',') at += 1;
+        else if (text[at] === '}') {
+          at += 1;
+          return;
+        } else fail();
+      }
+    }
+    if (ch === '[') {
+      at += 1;
+      ws();
+      if (text[at] === ']') {
+        at += 1;
+        return;
+      }
+      for (;;) {
+        value(depth + 1);
+        ws();
+        if (text[at] === ',') at += 1;
+        else if (text[at] === ']') {
+          at += 1;
+          return;
+        } else fail();
+      }
+    }
+    if (ch === '"') return string();
+    if (ch === 't') return literal('true');
+    if (ch === 'f') return literal('false');
+    if (ch === 'n') return literal('null');
+    number();
+  };
+  try {
+    if (text.charCodeAt(0) === 0xfeff) at = 1;
+    value(0);
+    ws();
+    return at < text.length ? at : text.length;
+  } catch (offset) {
+    return typeof offset === 'number' ? Math.min(offset, text.length) : 0;
   }
+}
+
+/** JSON from a file the user named; a parse error says where, never what the file holds. */
+function parseJsonFile(text: string, what: string, field: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ConfigError(`${what}: not valid JSON ${jsonErrorLocation(text)}`, field);
+  }
+}
+
+async function readJobSource(file: string): Promise<unknown> {
+  if (extname(file) === '.json') return parseJsonFile(await readFile(file, 'utf8'), file, 'job');
   // tsx compiles TS job modules on the fly, so users need no build step for their jobs.
   const { tsImport } = await import('tsx/esm/api');
   const mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
@@ -71,19 +188,58 @@ async function readJobSource(file: string): Promise<unknown> {
   return job;
 }
 
+/** A region file larger than this is refused unread: no real boundary needs it, and /dev/zero must not fill memory. */
+const MAX_REGION_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The path of a GeoJSON region file. A relative path resolves inside the job file's directory and
+ * may not climb out of it (`../../etc/passwd`): a job handed over by someone else must not make the
+ * harvester read, and quote, files elsewhere. An absolute path is the user's explicit choice.
+ */
+export function regionFilePath(jobFile: string, path: string): string {
+  if (isAbsolute(path)) return path;
+  const dir = dirname(resolve(jobFile));
+  const resolved = resolve(dir, path);
+  const inside = relative(dir, resolved);
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    throw new ConfigError(
+      `region.geojson: "${path}" leaves the job file's directory; give a path inside ${dir}, or an absolute path`,
+      'region.geojson',
+    );
+  }
+  return resolved;
+}
+
+async function readRegionFile(path: string): Promise<string> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (e) {
+    throw new ConfigError(`region.geojson: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'region.geojson');
+  }
+  if (!info.isFile()) throw new ConfigError(`region.geojson: ${path} is not a regular file`, 'region.geojson');
+  if (info.size > MAX_REGION_FILE_BYTES) {
+    throw new ConfigError(`region.geojson: ${path} is ${info.size} bytes, more than the ${MAX_REGION_FILE_BYTES} accepted`, 'region.geojson');
+  }
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`region.geojson: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'region.geojson');
+  }
+}
+
 async function resolveRegion(job: Job, file: string): Promise<ResolvedRegion> {
   if ('bbox' in job.region) return { bbox: job.region.bbox };
   const geojson = job.region.geojson;
   if (typeof geojson !== 'string') return { geojson };
-  const path = resolve(dirname(file), geojson);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
-  } catch (e) {
-    throw new ConfigError(`region.geojson: cannot read ${path}: ${(e as Error).message}`, 'region.geojson');
-  }
+  const path = regionFilePath(file, geojson);
+  const parsed = parseJsonFile(await readRegionFile(path), `region.geojson (${path})`, 'region.geojson');
   // Accept a bare geometry, a Feature, or a FeatureCollection with exactly one feature.
-  const obj = parsed as { type?: string; geometry?: unknown; features?: Array<{ geometry?: unknown }> };
+  const obj = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as {
+    type?: string;
+    geometry?: unknown;
+    features?: Array<{ geometry?: unknown }>;
+  };
   const geometry =
     obj.type === 'Feature' ? obj.geometry : obj.type === 'FeatureCollection' && obj.features?.length === 1 ? obj.features[0]?.geometry : parsed;
   const result = regionGeometrySchema.safeParse(geometry);

@@ -4,6 +4,7 @@ import { addInfoSchema } from '../efa/request/add-info.js';
 import { DIALECT_NAMES } from '../efa/dialects/index.js';
 import { OPERATIONS } from '../efa/operations.js';
 import { OPAREA_VEHICLE_KINDS } from '../efa/request/op-area.js';
+import { isSecretName } from '../util/redact.js';
 
 /**
  * The job file schema (contract section 3). Every object is strict: an unknown key is an error,
@@ -117,6 +118,25 @@ export const sweepsSchema = z.strictObject({
  */
 const headerValueSchema = z.union([z.string(), z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name') })]);
 
+/**
+ * Headers of every request. A literal value under a credential-like name (Authorization, X-Api-Key,
+ * *token*, *key*, *secret*, Cookie, …) is refused: job files are committed, copied and stored in
+ * `efa.runs.options`, so a credential there is a leak waiting to happen.
+ */
+export const headersSchema = z
+  .record(z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name'), headerValueSchema)
+  .superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      if (typeof value !== 'string' || !isSecretName(name)) continue;
+      const variable = `EFA_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `a credential must not be written into the job file: use { "env": "${variable}" } and set ${variable} in the environment`,
+      });
+    }
+  });
+
 const identifier = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
 export const jobSchema = z.strictObject({
@@ -140,7 +160,7 @@ export const jobSchema = z.strictObject({
   dialect: z.enum(DIALECT_NAMES).default('json'),
   /** Operation paths of a gateway, e.g. { "coordInfo": "v1/tp/coord" }. */
   paths: z.partialRecord(z.enum(OPERATIONS), z.string().min(1)).optional(),
-  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name'), headerValueSchema).optional(),
+  headers: headersSchema.optional(),
 });
 
 /** What a job file may say (defaults not yet applied). */

@@ -1,3 +1,5 @@
+import { isSecretName, REDACTED, redactDeep, redactText } from './redact.js';
+
 /**
  * Logs go to stderr (stdout is for `--json` summaries and command output), either as plain
  * lines for people or as one JSON object per line for log collectors.
@@ -14,24 +16,17 @@ export interface Logger {
 }
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const secretKey = /pass(word)?|secret|token|api[-_]?key|authorization|auth/i;
 
-/** Values under secret-looking keys are replaced; URLs lose their password. */
+/** Values under secret-looking keys are replaced; URLs in strings lose their credentials. */
 export function redactFields(fields: LogFields): LogFields {
   const out: LogFields = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (secretKey.test(k)) out[k] = '***';
-    else if (typeof v === 'string') out[k] = redactSecretsInText(v);
-    else out[k] = v;
-  }
+  for (const [k, v] of Object.entries(fields)) out[k] = isSecretName(k) ? REDACTED : redactDeep(v);
   return out;
 }
 
 /** Strips credentials from URLs inside free text (error messages quote URLs). */
 export function redactSecretsInText(text: string): string {
-  return text
-    .replace(/(\w+:\/\/[^:/\s@]+:)[^@\s]+@/g, '$1***@')
-    .replace(/([?&](?:[\w-]*(?:key|token|secret|pass)[\w-]*)=)[^&\s]+/gi, '$1***');
+  return redactText(text);
 }
 
 export function createLogger(opts: { format?: LogFormat; level?: LogLevel; stream?: NodeJS.WritableStream } = {}): Logger {

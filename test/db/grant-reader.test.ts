@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
-import { grantReader, scramSha256Verifier, validateRoleName } from '../../src/db/grant.js';
+import { grantReader, ReaderNotReadOnlyError, scramSha256Verifier, validateRoleName } from '../../src/db/grant.js';
 import { ConfigError } from '../../src/errors.js';
 import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 
@@ -36,20 +36,34 @@ describe('grant-reader on PostgreSQL', () => {
   const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   const reader = `efa_reader_${suffix}`;
   const loginReader = `efa_login_${suffix}`;
+  const writer = `efa_writer_${suffix}`;
+  const owner = `efa_owner_${suffix}`;
+  const member = `efa_member_${suffix}`;
+  const roles = [reader, loginReader, writer, member, owner];
   let t: TestDb | undefined;
 
-  const asReader = async (statement: string): Promise<void> => {
+  const asRole = async (role: string, statement: string): Promise<void> => {
     const client = new pg.Client({ connectionString: t?.url });
     await client.connect();
     try {
       await client.query('BEGIN');
-      await client.query(`SET LOCAL ROLE ${reader}`);
+      await client.query(`SET LOCAL ROLE ${role}`);
       await client.query(statement);
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       await client.end();
     }
   };
+  const asReader = (statement: string): Promise<void> => asRole(reader, statement);
+  const denied = [
+    `INSERT INTO efa.runs (job_name, job_hash) VALUES ('x', 'y')`,
+    `UPDATE efa.pins SET name = 'x'`,
+    `DELETE FROM efa.changes`,
+    `TRUNCATE efa.rejects`,
+    `CREATE TABLE efa.sneaky (x int)`,
+    `CREATE VIEW efa.sneaky AS SELECT 1 AS x`,
+    `REFRESH MATERIALIZED VIEW efa.stop_summary`,
+  ];
 
   beforeAll(async () => {
     if (!onServer) return;
@@ -67,12 +81,12 @@ describe('grant-reader on PostgreSQL', () => {
 
   afterAll(async () => {
     if (!t) return;
-    for (const role of [reader, loginReader]) await t.db.exec(`DROP OWNED BY ${role}`).catch(() => undefined);
+    for (const role of roles) await t.db.exec(`DROP OWNED BY ${role}`).catch(() => undefined);
     const url = t.url;
     await t.dispose();
     const admin = new pg.Client({ connectionString: url.replace(/\/[^/?]+(\?|$)/, '/postgres$1') });
     await admin.connect();
-    for (const role of [reader, loginReader]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    for (const role of roles) await admin.query(`DROP ROLE IF EXISTS ${role}`);
     await admin.end();
   });
 
@@ -91,15 +105,6 @@ describe('grant-reader on PostgreSQL', () => {
   });
 
   it.skipIf(!onServer)('denies INSERT, UPDATE, DELETE, TRUNCATE, CREATE and REFRESH with a permission error', async () => {
-    const denied = [
-      `INSERT INTO efa.runs (job_name, job_hash) VALUES ('x', 'y')`,
-      `UPDATE efa.pins SET name = 'x'`,
-      `DELETE FROM efa.changes`,
-      `TRUNCATE efa.rejects`,
-      `CREATE TABLE efa.sneaky (x int)`,
-      `CREATE VIEW efa.sneaky AS SELECT 1 AS x`,
-      `REFRESH MATERIALIZED VIEW efa.stop_summary`,
-    ];
     for (const statement of denied) await expect(asReader(statement), statement).rejects.toThrow(/permission denied|must be owner/);
   });
 
@@ -113,6 +118,54 @@ describe('grant-reader on PostgreSQL', () => {
     await expect(grantReader(t!.db, reader)).resolves.toMatchObject({ created: false, login: false });
     const me = await sql<{ me: string }>`SELECT current_user::text AS me`.execute(t!.db.kysely);
     await expect(grantReader(t!.db, me.rows[0]?.me ?? 'postgres')).rejects.toThrow(ConfigError);
+  });
+
+  it.skipIf(!onServer)('takes every write privilege in efa away from an existing role that had them', async () => {
+    await t!.db.exec(`
+      CREATE ROLE ${writer} NOLOGIN;
+      GRANT USAGE, CREATE ON SCHEMA efa TO ${writer};
+      GRANT ALL ON ALL TABLES IN SCHEMA efa TO ${writer};
+      GRANT UPDATE (name) ON efa.pins TO ${writer};
+      GRANT ALL ON ALL SEQUENCES IN SCHEMA efa TO ${writer};
+      ALTER DEFAULT PRIVILEGES IN SCHEMA efa GRANT INSERT, DELETE ON TABLES TO ${writer};`);
+    await expect(asRole(writer, `DELETE FROM efa.changes`)).resolves.toBeUndefined();
+
+    const result = await grantReader(t!.db, writer);
+    expect(result.created).toBe(false);
+    expect(result.revoked).toEqual(expect.arrayContaining(['INSERT on efa.pins', 'TRUNCATE on efa.rejects', 'CREATE on schema efa']));
+    expect(result.revoked.some((line) => /^INSERT on future tables created by \S+ in efa$/.test(line))).toBe(true);
+
+    for (const statement of denied) await expect(asRole(writer, statement), statement).rejects.toThrow(/permission denied|must be owner/);
+    await expect(asRole(writer, `SELECT nextval(pg_get_serial_sequence('efa.runs', 'run_id'))`)).rejects.toThrow(/permission denied/);
+    await expect(asRole(writer, 'SELECT count(*) FROM efa.pins')).resolves.toBeUndefined();
+    // Tables created later: readable, not writable, despite the default privilege it had.
+    await t!.db.exec('CREATE TABLE efa.later_write (x int)');
+    await expect(asRole(writer, 'SELECT x FROM efa.later_write')).resolves.toBeUndefined();
+    await expect(asRole(writer, 'INSERT INTO efa.later_write VALUES (1)')).rejects.toThrow(/permission denied/);
+    await t!.db.exec('DROP TABLE efa.later_write');
+  });
+
+  it.skipIf(!onServer)('refuses, changing nothing, a role that owns objects in efa or can write through a membership', async () => {
+    await t!.db.exec(`
+      CREATE ROLE ${owner} NOLOGIN;
+      CREATE TABLE efa.owned_by_other (x int);
+      ALTER TABLE efa.owned_by_other OWNER TO ${owner};
+      CREATE ROLE ${member} NOLOGIN IN ROLE ${owner};`);
+    try {
+      for (const role of [owner, member]) {
+        const error = await grantReader(t!.db, role).catch((e: unknown) => e);
+        expect(error, role).toBeInstanceOf(ReaderNotReadOnlyError);
+        expect(error, role).toBeInstanceOf(ConfigError);
+        const holds = (error as ReaderNotReadOnlyError).holds.join('\n');
+        expect(holds, role).toContain('owns efa.owned_by_other');
+        if (role === member) expect(holds).toContain(`through its membership in ${owner}`);
+        expect((error as ReaderNotReadOnlyError).message).toContain('nothing was changed');
+        const granted = await sql<{ usage: boolean }>`SELECT has_schema_privilege(${role}, 'efa', 'USAGE') AS usage`.execute(t!.db.kysely);
+        expect(granted.rows[0]?.usage, role).toBe(false);
+      }
+    } finally {
+      await t!.db.exec('DROP TABLE efa.owned_by_other');
+    }
   });
 
   it.skipIf(!onServer)('--login: stores a SCRAM verifier (never the password) and the role connects and reads only', async () => {

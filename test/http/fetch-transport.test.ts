@@ -100,7 +100,7 @@ describe('createFetchTransport', () => {
     expect(timeout.retryable).toBe(true);
     expect(timeout.timeoutMs).toBe(150);
     expect(timeout.operation).toBe('stopFinder');
-    expect(timeout.url).toBe(`${base}/hang?name_sf=Hbf&apiKey=REDACTED`);
+    expect(timeout.url).toBe(`${base}/hang?name_sf=Hbf&apiKey=***`);
     expect(timeout.message).not.toContain('s3cret');
   });
 

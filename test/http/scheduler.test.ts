@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HttpTimeoutError, RetriesExhaustedError } from '../../src/http/errors.js';
+import { HttpTimeoutError, RequestBudgetExceeded, RetriesExhaustedError, RetryAfterTooLong } from '../../src/http/errors.js';
 import { createRequestScheduler, InvalidSchedulerOptionError } from '../../src/http/scheduler.js';
 import type { RetryHint, SchedulerEvent } from '../../src/http/types.js';
 import { fakeClock, maxInWindow } from './fake-clock.js';
@@ -122,29 +122,67 @@ describe('createRequestScheduler', () => {
     expect(scheduler.requestsSent).toBe(4);
   });
 
-  it('waits the server Retry-After before the next attempt, capped', async () => {
+  it('waits a server Retry-After up to the ceiling, and fails at once with a warning past it', async () => {
     const clock = fakeClock();
+    const events: SchedulerEvent[] = [];
     const scheduler = createRequestScheduler({
       requestsPerSecond: 100,
       concurrency: 2,
       clock,
       random: () => 0,
       maxRetryAfterMs: 60_000,
+      onEvent: (e) => events.push(e),
     });
     const starts: number[] = [];
+    const last = new Flaky('503', true, 3_600_000);
     const result = scheduler.run('addInfo', async (_signal, attemptNo) => {
       starts.push(clock.now());
       if (attemptNo === 1) throw new Flaky('503', true, 7000);
-      if (attemptNo === 2) throw new Flaky('503', true, 3_600_000);
-      return attemptNo;
+      throw last;
     });
+    const settled = Promise.allSettled([result]);
     await vi.advanceTimersByTimeAsync(6999);
     expect(starts).toEqual([0]);
     await vi.advanceTimersByTimeAsync(1);
+    const [outcome] = await settled;
     expect(starts).toEqual([0, 7000]);
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(await result).toBe(3);
-    expect(starts).toEqual([0, 7000, 67_000]);
+    const reason = outcome?.status === 'rejected' ? (outcome.reason as unknown) : undefined;
+    expect(reason).toBeInstanceOf(RetryAfterTooLong);
+    const tooLong = reason as RetryAfterTooLong;
+    expect(tooLong).toMatchObject({ operation: 'addInfo', retryAfterMs: 3_600_000, maxRetryAfterMs: 60_000, level: 'warn', retryable: false });
+    expect(tooLong.cause).toBe(last);
+    expect(scheduler.requestsSent).toBe(2);
+    expect(events.filter((e) => e.kind === 'retry')).toHaveLength(1);
+  });
+
+  it('stops sending at the request budget, failing further calls with the numbers', async () => {
+    const clock = fakeClock();
+    const scheduler = createRequestScheduler({ requestsPerSecond: 1000, concurrency: 4, clock, random: () => 0, maxRequests: 3 });
+    let sent = 0;
+    const calls = Array.from({ length: 5 }, async (_, i) =>
+      scheduler.run(`op${i}`, async () => {
+        sent += 1;
+        return i;
+      }),
+    );
+    const outcomes = await settle(Promise.allSettled(calls), 100);
+    const results = outcomes.status === 'fulfilled' ? outcomes.value : [];
+    expect(sent).toBe(3);
+    expect(scheduler.requestsSent).toBe(3);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as unknown);
+    expect(refused).toHaveLength(2);
+    for (const error of refused) {
+      expect(error).toBeInstanceOf(RequestBudgetExceeded);
+      expect(error).toMatchObject({ maxRequests: 3, requestsSent: 3, retryable: false });
+    }
+    // Retries count against the budget too.
+    const retrying = createRequestScheduler({ requestsPerSecond: 1000, concurrency: 1, clock, random: () => 0, maxRequests: 2, baseDelayMs: 1 });
+    const failing = retrying.run('coordInfo', async () => {
+      throw new Flaky('503', true);
+    });
+    const last = await settle(failing, 1000);
+    expect(last.status === 'rejected' ? (last.reason as unknown) : undefined).toBeInstanceOf(RequestBudgetExceeded);
+    expect(retrying.requestsSent).toBe(2);
   });
 
   it('frees the slot while a call sleeps before its retry', async () => {
@@ -385,5 +423,6 @@ describe('createRequestScheduler', () => {
     expect(() => createRequestScheduler({ requestsPerSecond: 1, concurrency: 1.5 })).toThrow(InvalidSchedulerOptionError);
     expect(() => createRequestScheduler({ requestsPerSecond: 1, concurrency: 1, retries: -1 })).toThrow(InvalidSchedulerOptionError);
     expect(() => createRequestScheduler({ requestsPerSecond: 1, concurrency: 1, timeoutMs: 0 })).toThrow(InvalidSchedulerOptionError);
+    expect(() => createRequestScheduler({ requestsPerSecond: 1, concurrency: 1, maxRequests: 2.5 })).toThrow(InvalidSchedulerOptionError);
   });
 });

@@ -1,9 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { loadJob, validateJob } from '../../src/job/index.js';
+import { jsonErrorLocation } from '../../src/job/load.js';
 
 const valid = {
   name: 'demo',
@@ -61,6 +62,25 @@ describe('job validation', () => {
     expect(r.message).toContain('requestsPerSecond must be > 0');
   });
 
+  it('refuses a literal credential in a header, asking for an environment variable', () => {
+    for (const name of ['Authorization', 'X-Api-Key', 'X-Auth-Token', 'Cookie', 'client-secret']) {
+      const r = fieldOf({ ...valid, headers: { [name]: 'literal-credential-123' } });
+      expect(r.field, name).toBe(`headers.${name}`);
+      expect(r.message, name).toMatch(/use \{ "env": "EFA_[A-Z_]+" \}/);
+      expect(r.message, name).not.toContain('literal-credential-123');
+    }
+  });
+
+  it('allows credential headers from the environment and harmless literal headers', () => {
+    const job = validateJob({ ...valid, headers: { Authorization: { env: 'EFA_AUTH' }, 'Accept-Language': 'de', 'X-Client-Name': 'nightly' } });
+    expect(job.headers).toEqual({ Authorization: { env: 'EFA_AUTH' }, 'Accept-Language': 'de', 'X-Client-Name': 'nightly' });
+  });
+
+  it('accepts credentials in baseUrl (user info, apikey parameter): redaction handles them', () => {
+    const job = validateJob({ ...valid, baseUrl: 'https://user:pw@efa.example/efa?apikey=abc&sig=x' });
+    expect(job.baseUrl).toBe('https://user:pw@efa.example/efa?apikey=abc&sig=x');
+  });
+
   it('rejects parking realtime without info', () => {
     const r = fieldOf({ ...valid, sweeps: { coord: { ...valid.sweeps.coord, parking: { info: false, realtime: true } } } });
     expect(r.message).toContain('parking.realtime requires parking.info');
@@ -92,6 +112,46 @@ export default defineJob(${JSON.stringify({ ...valid, name: 'from-ts' })});`;
     expect(loaded.job.sweeps.coord?.maxPerRequest).toBe(500);
   });
 
+  it('refuses a region path that climbs out of the job directory, naming the field, without reading it', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'efa-sync-outside-'));
+    try {
+      await writeFile(join(outside, 'secret.txt'), 'root:x:0:0:TOPSECRET');
+      const escape = relative(dir, join(outside, 'secret.txt'));
+      expect(escape.startsWith('..')).toBe(true);
+      await writeFile(join(dir, 'escape.json'), JSON.stringify({ ...valid, region: { geojson: escape } }));
+      const error = await loadJob(join(dir, 'escape.json')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).field).toBe('region.geojson');
+      expect((error as ConfigError).message).toMatch(/leaves the job file's directory/);
+      expect((error as ConfigError).message).not.toContain('root:x');
+
+      await writeFile(join(dir, 'passwd.json'), JSON.stringify({ ...valid, region: { geojson: '../../../../../../../../etc/passwd' } }));
+      const passwd = await loadJob(join(dir, 'passwd.json')).catch((e: unknown) => e);
+      expect(passwd).toBeInstanceOf(ConfigError);
+      expect((passwd as ConfigError).field).toBe('region.geojson');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('says where a region file is not JSON, never what it holds', async () => {
+    await writeFile(join(dir, 'notes.geojson'), 'root:x:0:0:TOPSECRET:/root:/bin/bash\n');
+    await writeFile(join(dir, 'bad-region.json'), JSON.stringify({ ...valid, region: { geojson: 'notes.geojson' } }));
+    const error = await loadJob(join(dir, 'bad-region.json')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toMatch(/not valid JSON at line 1, column 1$/);
+    expect(message).not.toMatch(/root|TOPSECRET/);
+  });
+
+  it('says where a job file is not JSON, never what it holds', async () => {
+    await writeFile(join(dir, 'broken.json'), '{\n  "name": "demo",\n  "token": SECRETTOKEN\n}');
+    const error = await loadJob(join(dir, 'broken.json')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toMatch(/not valid JSON at line 3, column 12$/);
+    expect((error as ConfigError).message).not.toContain('SECRETTOKEN');
+  });
+
   it('finds a job by name under jobs/', async () => {
     const loaded = await loadJob('demo');
     expect(loaded.job.name).toBe('demo');
@@ -100,5 +160,15 @@ export default defineJob(${JSON.stringify({ ...valid, name: 'from-ts' })});`;
 
   it('names a missing job', async () => {
     await expect(loadJob('no-such-job')).rejects.toThrow(/job "no-such-job" not found/);
+  });
+});
+
+describe('jsonErrorLocation', () => {
+  it('finds the first offending character, or says the text is cut short', () => {
+    expect(jsonErrorLocation('{"a": 1,\n "b" 2}')).toBe('at line 2, column 6');
+    expect(jsonErrorLocation('{"a": [1, 2')).toBe('at the end (the text is cut short)');
+    expect(jsonErrorLocation('{"a": tru}')).toBe('at line 1, column 10');
+    expect(jsonErrorLocation('{"a": 1} x')).toBe('at line 1, column 10');
+    expect(jsonErrorLocation('{"a": "x\\q"}')).toBe('at line 1, column 10');
   });
 });
