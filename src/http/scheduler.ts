@@ -69,6 +69,11 @@ export interface SchedulerStats {
 export interface MeteredRequestScheduler extends RequestScheduler {
   readonly requestsPerSecond: number;
   stats(): SchedulerStats;
+  /**
+   * Raises the request budget by `extra` (a run learns how much work a phase holds only when it
+   * starts: the stops whose lines are due). No effect without a budget.
+   */
+  extendBudget(extra: number): void;
 }
 
 export class InvalidSchedulerOptionError extends RangeError {
@@ -102,7 +107,7 @@ class Scheduler implements MeteredRequestScheduler {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #maxRetryAfterMs: number;
-  readonly #maxRequests: number;
+  #maxRequests: number;
   readonly #signal: AbortSignal | undefined;
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined;
 
@@ -149,6 +154,11 @@ class Scheduler implements MeteredRequestScheduler {
 
   get requestsPerSecond(): number {
     return this.#bucket.requestsPerSecond;
+  }
+
+  extendBudget(extra: number): void {
+    requireInteger('extra', extra, 0);
+    if (Number.isFinite(this.#maxRequests)) this.#maxRequests += extra;
   }
 
   stats(): SchedulerStats {

@@ -43,6 +43,21 @@ export const regionSchema = z.union([
   z.strictObject({ geojson: z.union([regionGeometrySchema, z.string().min(1)]) }),
 ]);
 
+/**
+ * Bounds on what one run may cost: nothing a server sends can take more memory, time or requests
+ * than these.
+ */
+export const limitsSchema = z.strictObject({
+  /** Largest reply body accepted, decompressed, in MiB. */
+  maxResponseMiB: z.number().positive().max(4096).default(64),
+  /** Time for a whole reply, last byte included, in seconds (beside rateLimit.timeoutMs, the per-attempt bound). */
+  responseDeadlineS: z.number().positive().max(3600).default(300),
+  /** A `Retry-After` longer than this fails the request (with a warning) instead of parking the run, in seconds. */
+  maxRetryAfterS: z.number().min(0).max(86_400).default(300),
+  /** Requests one run may send at most; default: ten times the plan's estimate, and at least 5,000. */
+  requestBudget: z.number().int().positive().optional(),
+});
+
 export const rateLimitSchema = z.strictObject({
   requestsPerSecond: z.number().positive('requestsPerSecond must be > 0').max(1000),
   concurrency: z.number().int().positive('concurrency must be >= 1').max(256).default(4),
@@ -151,6 +166,7 @@ export const jobSchema = z.strictObject({
    * in its scope as gone (and more than a handful) marks none and ends partial.
    */
   maxGonePercent: z.number().min(0).max(100).default(5),
+  limits: limitsSchema.default({ maxResponseMiB: 64, responseDeadlineS: 300, maxRetryAfterS: 300 }),
   description: z.string().optional(),
   baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }),
   region: regionSchema,

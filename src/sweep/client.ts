@@ -14,13 +14,18 @@ export interface JobClient {
 }
 
 /** The EFA client of a job: its rate limit, dialect, paths and headers. One wiring for run, lookup and probes. */
-export function createJobClient(job: Job, opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined }): JobClient {
+export function createJobClient(
+  job: Job,
+  opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined; requestBudget?: number | undefined },
+): JobClient {
   const { log } = opts;
   const scheduler = createRequestScheduler({
     requestsPerSecond: job.rateLimit.requestsPerSecond,
     concurrency: job.rateLimit.concurrency,
     retries: job.rateLimit.retries,
     timeoutMs: job.rateLimit.timeoutMs,
+    maxRetryAfterMs: job.limits.maxRetryAfterS * 1000,
+    ...(opts.requestBudget !== undefined ? { maxRequests: opts.requestBudget } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     onEvent: (e) => {
       if (e.kind === 'retry') log.debug(`retrying ${e.operation} in ${Math.round(e.delayMs)} ms: ${e.reason}`);
@@ -31,7 +36,9 @@ export function createJobClient(job: Job, opts: { log: Logger; transport?: Trans
   const headers = resolveHeaders(job.headers ?? {});
   const client = createEfaClient({
     baseUrl: job.baseUrl,
-    transport: opts.transport ?? createFetchTransport(),
+    transport:
+      opts.transport ??
+      createFetchTransport({ maxResponseBytes: Math.round(job.limits.maxResponseMiB * 1024 * 1024), deadlineMs: job.limits.responseDeadlineS * 1000 }),
     scheduler,
     dialect,
     headers,

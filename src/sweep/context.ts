@@ -40,6 +40,10 @@ export interface SweepContext {
   readonly full: boolean;
   /** Notices a silent server cap below `max` across CoordInfo answers. */
   readonly capDetector: CapDetector;
+  /** Every credential of the configuration (collectSecrets): redacted from whatever the run stores. */
+  readonly secrets: readonly string[];
+  /** Raises the run's request budget when a phase learns how much work it holds. */
+  readonly extendBudget: (requests: number) => void;
 }
 
 interface Pending {

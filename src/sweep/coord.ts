@@ -6,6 +6,7 @@ import type { Job } from '../job/index.js';
 import { inRegion, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
+import { redactText } from '../util/redact.js';
 import { drainQueue } from './queue.js';
 import { judgeBoxAnswer } from './trust.js';
 
@@ -76,7 +77,8 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
   ctx.progress.addTotal(tiles.length);
   const runId = ctx.run.runId;
 
-  const fail = async (tile: Tile, started: number, attempts: number, message: string): Promise<Tile[]> => {
+  const fail = async (tile: Tile, started: number, attempts: number, text: string): Promise<Tile[]> => {
+    const message = redactText(text, ctx.secrets);
     ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
     await ctx.transact((tx) =>
       recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'failed', attempts, hits: 0, durationMs: Date.now() - started, error: message })]),

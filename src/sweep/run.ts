@@ -19,6 +19,7 @@ import {
   type OpenedRun,
   type RunStatus,
 } from '../db/ledger.js';
+import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';
 import type { RelationCounts, RunMeta } from '../db/run-record.js';
 import { refreshAnalystViews } from '../db/views.js';
@@ -31,13 +32,14 @@ import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
 import { createCapDetector, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
-import { redactSecretsInText, type Logger } from '../util/log.js';
+import type { Logger } from '../util/log.js';
+import { collectSecrets, redactDeep, redactText } from '../util/redact.js';
 import { sweepAddInfo } from './add-info.js';
-import { createJobClient, dialectInUse } from './client.js';
+import { createJobClient, dialectInUse, resolveHeaders } from './client.js';
 import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { sweepOpArea } from './op-area.js';
-import { planCoordTiles } from './plan.js';
+import { planCoordTiles, planRun } from './plan.js';
 import { Progress } from './progress.js';
 import { sweepServingLines } from './serving-lines.js';
 import { RunStats } from './stats.js';
@@ -119,7 +121,7 @@ const exitCodes = { succeeded: ExitCode.succeeded, partial: ExitCode.partial, fa
  * process that lost its lock but still works on it commits nothing more); otherwise it is closed
  * and a fresh run starts, with its scope recorded before anything is swept.
  */
-async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean): Promise<{ run: OpenedRun; resumed: boolean }> {
+async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean, secrets: readonly string[]): Promise<{ run: OpenedRun; resumed: boolean }> {
   const { db, log } = opts;
   const unfinished = await findUnfinishedRun(db.kysely, job.name);
   if (unfinished && unfinished.jobHash === opts.loaded.hash && !full) {
@@ -131,8 +133,8 @@ async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean
     log.warn(`run ${unfinished.runId} of job ${job.name} was interrupted and cannot be resumed (${why}); starting a fresh run`);
     await abandonRun(db.kysely, unfinished.runId, why);
   }
-  // The job as run, with credentials in URLs removed: efa.runs is read by analysts.
-  const options = JSON.parse(redactSecretsInText(JSON.stringify({ ...job, file: opts.loaded.file }))) as unknown;
+  // The job as run, with every credential removed: efa.runs is read by analysts.
+  const options = redactDeep({ ...job, file: opts.loaded.file }, secrets);
   const run = await createRun(db.kysely, { jobName: job.name, jobHash: opts.loaded.hash, scope: runScope(job, opts.loaded.region), options });
   return { run, resumed: false };
 }
@@ -144,12 +146,16 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const full = opts.full ?? false;
   const started = Date.now();
   await migrate(db);
+  // Every credential the configuration holds, in every form it may be echoed: redacted from
+  // everything the run stores or prints.
+  const headers = resolveHeaders(job.headers ?? {});
+  const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
   const lock = await db.lockJob(job.name);
   try {
-    const { run, resumed } = await openRun(opts, job, full);
+    const { run, resumed } = await openRun(opts, job, full, secrets);
     await lock.holds(run.runId);
     log.info(`run ${run.runId} of job ${job.name} (source ${run.source}) ${resumed ? 'resumed' : 'started'}`, { baseUrl: job.baseUrl, db: db.displayUrl });
-    return await sweepAndFinish(opts, job, run, resumed, full, started);
+    return await sweepAndFinish(opts, job, run, resumed, full, started, secrets);
   } finally {
     await lock.release();
   }
@@ -173,9 +179,11 @@ async function sweepAndFinish(
   resumed: boolean,
   full: boolean,
   started: number,
+  secrets: readonly string[],
 ): Promise<RunSummary> {
   const { db, log } = opts;
-  const { client, scheduler, dialect } = createJobClient(job, { log, transport: opts.transport, signal: opts.signal });
+  const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, run.source, job, opts.loaded.region));
+  const { client, scheduler, dialect } = createJobClient(job, { log, transport: opts.transport, signal: opts.signal, requestBudget });
   const stats = new RunStats();
   const progress = new Progress(log, { requests: () => scheduler.requestsSent }, opts.progress ?? 'off');
   const finished = new Map<string, Set<string>>();
@@ -196,6 +204,8 @@ async function sweepAndFinish(
     finished,
     full,
     capDetector: createCapDetector(),
+    extendBudget: (n) => scheduler.extendBudget(n),
+    secrets,
   };
   const before = await requestsSoFar(db.kysely, run.runId);
 
@@ -209,12 +219,12 @@ async function sweepAndFinish(
     await sweepAddInfo(ctx);
   } catch (error) {
     failure = error;
-    log.error(`run ${run.runId} failed: ${errorText(error)}`);
+    log.error(`run ${run.runId} failed: ${redactText(errorText(error), secrets)}`);
   } finally {
     progress.stop();
   }
   if (failure !== undefined && (failure as Error).name === 'LeaseLostError') throw failure;
-  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, started });
+  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, started, requestBudget });
 }
 
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
@@ -242,15 +252,19 @@ async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['jo
 async function finalise(
   opts: RunJobOptions,
   ctx: SweepContext,
-  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; started: number },
+  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; started: number; requestBudget: number },
 ): Promise<RunSummary> {
   const { db, log, job, run, stats } = ctx;
   const { failure } = end;
   const outcomes = await unitOutcomes(db.kysely, run.runId);
   const requests = end.before + end.scheduler.requestsSent;
   if (job.dialect === 'auto') log.info(`dialect detected: ${end.dialect}`);
-  const messages = [...ctx.messages.values()];
+  const messages = redactDeep([...ctx.messages.values()], ctx.secrets) as ServerMessage[];
   const silentCap = ctx.capDetector.effectiveCap;
+  const budgetSpent = end.scheduler.requestsSent >= end.requestBudget ? end.requestBudget : undefined;
+  if (budgetSpent !== undefined) {
+    log.warn(`the run's request budget of ${budgetSpent} requests ran out: the units left were not fetched (the run is partial). If the region really needs more, raise limits.requestBudget in the job.`);
+  }
   if (silentCap !== undefined) {
     log.warn(`coordInfo: several tiles answered exactly ${silentCap} records, below max: ${silentCap} was taken as the server's silent cap (tiles that reached it were split or count as capped)`);
   }
@@ -290,7 +304,7 @@ async function finalise(
       heldDeletions: gone.held,
       durationS,
     };
-    await finishRun(tx, run, { status, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone) });
+    await finishRun(tx, run, { status, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets) });
   });
   for (const h of gone.held) {
     log.warn(
@@ -300,7 +314,7 @@ async function finalise(
   }
   await pruneSeen(db.kysely, job.name);
   await refreshAnalystViews(db);
-  const error = runError(failure, outcomes.failed.length, gone);
+  const error = runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets);
   const finalStatus = status as Exclude<RunStatus, 'running'>;
   return {
     runId: run.runId,
@@ -328,13 +342,25 @@ async function finalise(
   };
 }
 
-function runError(failure: unknown, failedUnits: number, gone: GoneOutcome): string | undefined {
-  if (failure !== undefined) return errorText(failure);
+function runError(failure: unknown, failedUnits: number, gone: GoneOutcome, budgetSpent: number | undefined, secrets: readonly string[]): string | undefined {
+  if (failure !== undefined) return redactText(errorText(failure), secrets);
   const parts = [
+    ...(budgetSpent !== undefined ? [`request budget of ${budgetSpent} requests exhausted (limits.requestBudget)`] : []),
     ...(failedUnits > 0 ? [`${failedUnits} unit(s) failed after retries`] : []),
     ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent})`),
   ];
   return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * Ten times what the plan expects from what the database knows (tiles from known pins, known stops),
+ * and at least 20,000: generous for a real night, a bound for a server that claims every box is
+ * full. The ServingLines phase adds its due stops when it starts (it learns them only then).
+ */
+async function defaultRequestBudget(db: Db, source: string, job: LoadedJob['job'], region: LoadedJob['region']): Promise<number> {
+  const stops = job.sweeps.servingLines?.forStops ? await knownStopCount(db.kysely, source) : 0;
+  const { budget } = planRun(job, region, { stops });
+  return Math.max(20_000, 10 * budget.total);
 }
 
 /** CoordInfo requests against the physical floor ceil(pins / maxPerRequest) of this region. */

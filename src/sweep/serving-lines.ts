@@ -32,6 +32,8 @@ export async function sweepServingLines(ctx: SweepContext): Promise<void> {
     const night = await nightNumber(ctx.db.kysely, ctx.job.name, ctx.run.runId);
     for await (const stops of dueStops(ctx, cfg.refreshEveryNights, night)) {
       ctx.progress.addTotal(stops.length);
+      // A stop's lines take one request, and retries: the budget grows with the stops that are due.
+      ctx.extendBudget(3 * stops.length);
       await drainQueue(stops, ctx.job.rateLimit.concurrency, async (stopId) => {
         await runUnit(
           ctx,

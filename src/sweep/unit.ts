@@ -3,6 +3,7 @@ import { recordTiles, type TileRecord, type UnitStatus } from '../db/ledger.js';
 import type { EfaResult } from '../efa/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
+import { redactText } from '../util/redact.js';
 
 export interface Unit {
   readonly operation: string;
@@ -42,7 +43,8 @@ export async function runUnit<T>(
     durationMs: Date.now() - started,
     error,
   });
-  const fail = async (message: string, attempts: number): Promise<boolean> => {
+  const fail = async (text: string, attempts: number): Promise<boolean> => {
+    const message = redactText(text, ctx.secrets);
     ctx.log.warn(`${unit.operation} ${unit.id} failed: ${message}`);
     await ctx.transact((tx) => recordTiles(tx.kysely, ctx.run.runId, [progress('failed', attempts, 0, message)]));
     ctx.stats.addUnit(unit.operation, 'failed');
