@@ -19,7 +19,8 @@ export function locationToPin(location: Location): Pin | undefined {
     id: location.id,
     name: location.name,
     coord: location.coord,
-    motTypes: [],
+    motTypes: location.motTypes ?? [],
+    ...(location.globalId === undefined ? {} : { globalId: location.globalId }),
     attrs: { ...location.attrs, resolvedBy: 'stopFinder' },
   };
 }
