@@ -160,6 +160,47 @@ describe('real samples replayed through runJob: ids, names and types stored verb
     });
   }
 
+  it('a TfNSW-shaped GIS answer (ids ending in a space, kind `gis`) is stored verbatim as GIS_POINT', async () => {
+    // The shape of the real TfNSW coord answer of issue 11 (983 of 2,447 ids end in a space), not in the samples folder.
+    const locations = [
+      { id: 'coord:4889102:3757273:GDAV: ', name: 'Hyde Park North', type: 'gis', coord: [-33.8731, 151.2111] },
+      { id: 'coord:4889110:3757280:GDAV:', name: 'Hyde Park South ', type: 'gis', coord: [-33.8765, 151.2107] },
+    ];
+    for (const dialect of ['rapidjson', 'auto'] as const) {
+      const summary = await runJob({
+        loaded: job(`replay-gis-${dialect}`, dialect, { coord: { types: ['GIS_POINT'], maxPerRequest: 500 } }, [151.2, -33.9, 151.22, -33.86]),
+        db: t.db,
+        log: silent,
+        today,
+        full: true,
+        transport: replay({ version: '10.6.21.17', locations }),
+      });
+      expect(summary).toMatchObject({ status: 'succeeded', exitCode: 0 });
+      expect(await pinsWithIds(locations.map((l) => l.id))).toEqual([
+        { id: 'coord:4889102:3757273:GDAV: ', name: 'Hyde Park North', type: 'GIS_POINT' },
+        { id: 'coord:4889110:3757280:GDAV:', name: 'Hyde Park South ', type: 'GIS_POINT' },
+      ]);
+    }
+  });
+
+  it('a notice answered current and again, older, in historic is stored in its current version', async () => {
+    const sample = addInfoSamples[0] as Sample;
+    const body = sample.body as { infos: { current: Record<string, unknown>[]; historic: Record<string, unknown>[] } };
+    const first = body.infos.current[0] as Record<string, unknown>;
+    const older = { ...first, version: Number(first['version']) - 1, subtitle: 'an older wording' };
+    const summary = await runJob({
+      loaded: job('replay-ai-dup', 'rapidjson', { addInfo: { publicationStatus: 'history' } }),
+      db: t.db,
+      log: silent,
+      today,
+      transport: replay({ ...body, infos: { ...body.infos, historic: [...body.infos.historic, older] } }),
+    });
+    expect(summary).toMatchObject({ status: 'succeeded', exitCode: 0 });
+    const rows = await sql<{ title: string }>`SELECT title FROM efa.notices WHERE notice_id = ${String(first['id'])}`.execute(t.db.kysely);
+    expect(rows.rows.map((r) => r.title)).not.toContain('an older wording');
+    expect(rows.rows).toHaveLength(1);
+  });
+
   it('a rapidJSON answer read with the default json dialect: exit 2 naming rapidjson, nothing stored', async () => {
     const sample = coordSamples.find((s) => s.file === 'rapidjson/coord-tfnsw-poi-point.json') as Sample;
     const transport = replay({ ...(sample.body as object), locations: [{ id: 'mismatch-probe', name: 'P', type: 'poi', coord: [-33.88, 151.2] }] });
