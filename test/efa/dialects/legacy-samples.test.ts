@@ -57,12 +57,12 @@ describe('legacy StopFinder: MVV sample (no coordOutputFormat, coordinates in th
     expect(error).toMatchObject({ path: ['stopFinder', 'points', 0, 'ref', 'coords'], value: '4475708,812930' });
   });
 
-  it('through the client this is EfaCoordinateFormatError (exit 2), telling to set coordOutputFormat', async () => {
+  it('through the client this is EfaCoordinateFormatError (exit 2), saying the server ignored the coordOutputFormat sent', async () => {
     const { client, transport } = setup([json(body)], { dialect: legacyDialect });
     const error = await rejection(client.stopFinder({ type: 'any', name: 'Max?' }));
     expect(error).toBeInstanceOf(EfaCoordinateFormatError);
     expect(error).toMatchObject({ exitCode: 2, retryable: false });
-    expect(String(error)).toContain('coordOutputFormat=WGS84[dd.ddddd]');
+    expect(String(error)).toContain('the server ignored coordOutputFormat=WGS84[dd.ddddd], which was sent');
     expect(transport.requests[0]?.url.searchParams.get('coordOutputFormat')).toBe('WGS84[dd.ddddd]');
     expect(transport.requests[0]?.url.searchParams.get('outputFormat')).toBe('JSON');
   });
