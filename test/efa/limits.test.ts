@@ -88,3 +88,14 @@ describe('field length', () => {
     expect(op.rejects[0]?.reason).toContain('areas[0].id is');
   });
 });
+
+describe('server messages', () => {
+  it('a deeply nested message is kept, cut at the depth limit, in every dialect', () => {
+    // The list of messages and the message itself add two levels above the attrs cut at the limit.
+    const cut = (value: unknown) => nestingDepth(value, Number.POSITIVE_INFINITY) <= MAX_RECORD_DEPTH + 2;
+    expect(cut(dialects.json.messages({ systemMessages: [{ text: 'x', detail: deep }] }))).toBe(true);
+    expect(cut(dialects.json.messages({ systemMessages: [[deep]] }))).toBe(true);
+    expect(cut(dialects.rapidjson.messages({ error: { message: 'x', detail: deep } }))).toBe(true);
+    expect(cut(dialects.legacy.messages({ message: [{ name: 'code', value: '1' }, { name: 'detail', value: deep }] }))).toBe(true);
+  });
+});
