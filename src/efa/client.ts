@@ -2,10 +2,12 @@ import type { RequestScheduler, Transport } from '../http/types.js';
 import { decodeReply, replyContext, type ReplySource } from './classify.js';
 import type { Dialect, Parsed } from './dialect.js';
 import { jsonDialect } from './dialects/json.js';
-import { EfaCoordinateFormatError, EfaShapeError, formatPath, type ReplyContext } from './errors.js';
+import { foreignDialectOf } from './dialects/recognise.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaShapeError, formatPath, type ReplyContext } from './errors.js';
 import type { Operation, PathOverrides } from './operations.js';
 import type { Params } from './params.js';
-import { ImplausibleCoordinates, ShapeMismatch } from './parse/common.js';
+import { ImplausibleCoordinates, ShapeMismatch, type ParseContext } from './parse/common.js';
+import { resolveDuplicateNotices, resolveDuplicatePins } from './parse/duplicates.js';
 import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
 import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
 import {
@@ -68,17 +70,46 @@ export interface EfaClient {
   opArea(options: OpAreaOptions): Promise<EfaResult<Provider>>;
 }
 
+/** What the request said that the parser may need: CoordInfo's object types (`type_<i>`). */
+function parseContextOf(params: Params): ParseContext {
+  const requestedTypes = params.flatMap(([name, value]) => (/^type_\d+$/.test(name) && value !== null ? [value] : []));
+  return requestedTypes.length === 0 ? {} : { requestedTypes };
+}
+
+/**
+ * One record per id within the answer (see parse/duplicates.ts): pins per (type, id), notices per
+ * id with the newest kept. The dropped copies join the rejects.
+ */
+function withoutDuplicates<K extends Operation>(operation: K, parsed: Parsed<RecordsByOperation[K]>): Parsed<RecordsByOperation[K]> {
+  const resolved =
+    operation === 'coordInfo'
+      ? resolveDuplicatePins(parsed.records as Pin[])
+      : operation === 'addInfo'
+        ? resolveDuplicateNotices(parsed.records as Notice[])
+        : undefined;
+  if (resolved === undefined) return parsed;
+  return { records: resolved.records as RecordsByOperation[K][], rejects: [...parsed.rejects, ...resolved.rejects] };
+}
+
 function parseBody<K extends Operation>(
   dialect: Dialect,
   operation: K,
   body: unknown,
+  request: { readonly url: URL; readonly params: Params },
   context: () => ReplyContext,
 ): Parsed<RecordsByOperation[K]> {
+  // Before parsing: read in the wrong dialect, an answer is all rejects or a shape error, and a
+  // run would "succeed" with nothing stored or fail tile by tile after retries.
+  const foreign = foreignDialectOf(dialect, body);
+  if (foreign !== undefined) throw new EfaDialectMismatchError(context(), dialect.name, foreign.name);
   try {
-    return dialect.parse[operation](body);
+    return withoutDuplicates(operation, dialect.parse[operation](body, parseContextOf(request.params)));
   } catch (error) {
     if (error instanceof ShapeMismatch) throw new EfaShapeError(context(), error.path, error.problem);
-    if (error instanceof ImplausibleCoordinates) throw new EfaCoordinateFormatError(context(), formatPath(error.path), error.value);
+    if (error instanceof ImplausibleCoordinates) {
+      const sent = request.url.searchParams.get('coordOutputFormat') ?? undefined;
+      throw new EfaCoordinateFormatError(context(), formatPath(error.path), error.value, sent);
+    }
     throw error;
   }
 }
@@ -104,7 +135,7 @@ export function createEfaClient(options: EfaClientOptions): EfaClient {
     return options.scheduler.run(operation, async (signal, attemptNo) => {
       const reply = await options.transport.send({ url: target, headers, operation, signal });
       const body = decodeReply(reply, source);
-      const parsed = parseBody(dialect, operation, body, () => replyContext(reply, source));
+      const parsed = parseBody(dialect, operation, body, { url: target, params }, () => replyContext(reply, source));
       return {
         records: parsed.records,
         rejects: parsed.rejects,

@@ -1,14 +1,17 @@
 import type { Operation } from './operations.js';
 import type { Params } from './params.js';
-import type { Parsed } from './parse/common.js';
+import type { ParseContext, Parsed } from './parse/common.js';
 import type { RecordsByOperation, ServerMessage } from './records.js';
 
-export type { Parsed } from './parse/common.js';
+export type { ParseContext, Parsed } from './parse/common.js';
 export { ShapeMismatch, RecordProblem } from './parse/common.js';
 
-/** One parser per operation, each yielding that operation's normalised record kind. */
+/**
+ * One parser per operation, each yielding that operation's normalised record kind. `context` says
+ * what the request asked for, where a dialect needs it to name what came back (rapidJSON `gis`).
+ */
 export type DialectParsers = {
-  readonly [K in Operation]: (body: unknown) => Parsed<RecordsByOperation[K]>;
+  readonly [K in Operation]: (body: unknown, context?: ParseContext) => Parsed<RecordsByOperation[K]>;
 };
 
 /**
@@ -26,6 +29,9 @@ export interface Dialect {
   readonly parse: DialectParsers;
   /** Server notes (`message`, `systemMessages`) worth keeping in the run record. */
   messages(body: unknown): ServerMessage[];
-  /** Whether a body looks like this dialect; for a later `auto` mode that probes a deployment. */
+  /**
+   * Whether a body looks like this dialect: `auto` reads each answer in the dialect that claims it,
+   * and a fixed dialect refuses an answer another dialect claims and it does not (EfaDialectMismatchError).
+   */
   detect(body: unknown): boolean;
 }

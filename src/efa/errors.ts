@@ -1,3 +1,4 @@
+import { ExitCode } from '../errors.js';
 import type { RetryHint } from '../http/types.js';
 import type { Operation } from './operations.js';
 
@@ -86,16 +87,47 @@ export class EfaShapeError extends EfaError {
 
 /**
  * The answer's coordinates are not WGS84 (a projected grid, or out of range). Retrying cannot help
- * and storing them would be wrong, so this is a configuration error: exit 2.
+ * and storing them would be wrong, so this is a configuration error: exit 2. What to do depends on
+ * whether the request carried `coordOutputFormat` (legacy and rapidjson send it, json does not).
  */
 export class EfaCoordinateFormatError extends EfaError {
   readonly retryable = false;
-  readonly exitCode = 2;
+  readonly exitCode = ExitCode.usage;
+  /** The `coordOutputFormat` the request carried (the first one), or undefined when it sent none. */
+  readonly sentCoordOutputFormat: string | undefined;
 
-  constructor(ctx: ReplyContext, where_: string, value: string) {
+  constructor(ctx: ReplyContext, where_: string, value: string, sentCoordOutputFormat?: string) {
+    const advice =
+      sentCoordOutputFormat === undefined
+        ? 'the server answers in its own grid. The json dialect does not send coordOutputFormat: use the legacy or rapidjson ' +
+          'dialect, which send it, or add coordOutputFormat=WGS84[dd.ddddd] to the base URL'
+        : `the server ignored coordOutputFormat=${sentCoordOutputFormat}, which was sent, and answered in its own grid. ` +
+          'It may know the format by another name (WGS84[dd.ddddd] or EPSG:4326): put the one it accepts in the base URL, whose ' +
+          'parameters are sent first, or ask the operator whether a gateway drops the parameter';
+    super(`${where(ctx)}: coordinate ${value} at ${where_} is not WGS84 lon/lat; ${advice}`, ctx);
+    this.sentCoordOutputFormat = sentCoordOutputFormat;
+  }
+}
+
+/**
+ * The answer is in another dialect than the one the client reads (a rapidJSON body read as json,
+ * a legacy body read as rapidJSON). Every record would be rejected or the answer refused, and no
+ * retry changes that, so this is a configuration error (exit 2) that names the setting to change.
+ */
+export class EfaDialectMismatchError extends EfaError {
+  readonly retryable = false;
+  readonly exitCode = ExitCode.usage;
+
+  constructor(
+    ctx: ReplyContext,
+    /** The dialect the client reads. */
+    readonly expected: string,
+    /** The dialect the answer looks like. */
+    readonly detected: string,
+  ) {
     super(
-      `${where(ctx)}: coordinate ${value} at ${where_} is not WGS84 lon/lat; the server answers in its own grid. ` +
-        'Set coordOutputFormat=WGS84[dd.ddddd] (use the legacy or rapidjson dialect, which send it, or add it to the base URL)',
+      `${where(ctx)}: the answer is in the ${detected} dialect, but it is read as ${expected}. ` +
+        `Set "dialect": "${detected}" in the job file, or pass --dialect ${detected} (or --dialect auto)`,
       ctx,
     );
   }

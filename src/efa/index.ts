@@ -2,10 +2,14 @@
 export { createEfaClient, type EfaClient, type EfaClientOptions, type EfaResult } from './client.js';
 export { OPERATIONS, OPERATION_PATHS, isOperation, type Operation, type PathOverrides } from './operations.js';
 export { ImplausibleCoordinates, plausibleLonLat } from './parse/common.js';
-export { RecordProblem, ShapeMismatch, type Dialect, type DialectParsers, type Parsed } from './dialect.js';
+export { RecordProblem, ShapeMismatch, type Dialect, type DialectParsers, type ParseContext, type Parsed } from './dialect.js';
+export { resolveDuplicateNotices, resolveDuplicatePins, isDuplicateReject } from './parse/duplicates.js';
+export { MAX_FIELD_CHARS, MAX_RECORD_DEPTH } from './parse/limits.js';
+export { globalIdOf, hasGlobalIdForm } from './parse/global-id.js';
 export { jsonDialect } from './dialects/json.js';
 export {
   EfaCoordinateFormatError,
+  EfaDialectMismatchError,
   EfaError,
   EfaHtmlPageError,
   EfaHttpStatusError,

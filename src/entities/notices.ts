@@ -44,31 +44,6 @@ export function withPublication(notices: readonly Notice[], status: 'current' | 
   return status === 'current' ? notices.filter((n) => n.attrs['publication'] !== 'historic') : [...notices];
 }
 
-/** How a copy of a notice ranks against another copy of the same id: current over historic, then higher version. */
-function rank(n: Notice): [number, number] {
-  const version = Number(n.attrs['version']);
-  return [n.attrs['publication'] === 'historic' ? 0 : 1, Number.isFinite(version) ? version : -1];
-}
-
-/**
- * One notice per id. The same notice comes back under several filters, and an answer may carry an
- * older and a newer version of it: the current one wins over a historic one, then the highest
- * `version`, then (for a deterministic result in any answer order) the lowest content hash.
- */
-export function newestPerNotice(list: Iterable<Notice>): Notice[] {
-  const byId = new Map<string, { notice: Notice; rank: [number, number]; hash: string }>();
-  for (const notice of list) {
-    const candidate = { notice, rank: rank(notice), hash: contentHash(notice) };
-    const kept = byId.get(notice.id);
-    const better =
-      !kept ||
-      candidate.rank[0] > kept.rank[0] ||
-      (candidate.rank[0] === kept.rank[0] && (candidate.rank[1] > kept.rank[1] || (candidate.rank[1] === kept.rank[1] && candidate.hash < kept.hash)));
-    if (better) byId.set(notice.id, candidate);
-  }
-  return [...byId.values()].map((v) => v.notice);
-}
-
 export const notices: Entity<NoticeRow> = {
   relation: 'notices',
   table: 'efa.notices',

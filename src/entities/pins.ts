@@ -36,14 +36,9 @@ export function pinKey(pin: Pin): string {
   return `${pin.type}:h:${contentHash([pin.type, pin.name, round(pin.coord.lon, keyDecimals), round(pin.coord.lat, keyDecimals)]).slice(0, 20)}`;
 }
 
-/** IFOPT / DHID: a country code, then colon-separated numeric parts (`de:08111:6008`, `de:09162:1:2:3`). */
-const globalIdPattern = /^[a-z]{2}:\d+:\d+(:[\w.-]+)*$/;
-
-/** A stop's global id: the one the answer carries, else its own id where that has the global form. */
+/** A stop's global id (IFOPT / DHID): the parsers read it from every dialect's place for it, or the id's own form. */
 export function globalIdOf(pin: Pin): string | null {
-  if (pin.type !== 'STOP') return null;
-  if (pin.globalId) return pin.globalId;
-  return pin.id && globalIdPattern.test(pin.id) ? pin.id : null;
+  return pin.type === 'STOP' ? (pin.globalId ?? null) : null;
 }
 
 /**

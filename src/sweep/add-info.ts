@@ -1,6 +1,6 @@
 import { mergeRows } from '../db/merge.js';
 import type { AddInfoOptions } from '../efa/index.js';
-import { newestPerNotice, notices, toNoticeRow, withPublication } from '../entities/index.js';
+import { notices, toNoticeRow, withPublication } from '../entities/index.js';
 import type { SweepContext } from './context.js';
 import { runUnit } from './unit.js';
 
@@ -22,7 +22,8 @@ export async function sweepAddInfo(ctx: SweepContext): Promise<void> {
     { operation: 'addInfo', id: 'all' },
     () => ctx.client.addInfo(options),
     async (tx, result) => {
-      const rows = newestPerNotice(withPublication(result.records, publicationStatus)).map(toNoticeRow);
+      // One copy per notice id was kept by the client (current over historic, then the newest version).
+      const rows = withPublication(result.records, publicationStatus).map(toNoticeRow);
       await mergeRows(tx, notices, ctx.run, rows);
     },
   );

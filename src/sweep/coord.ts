@@ -1,7 +1,7 @@
 import { recordTiles, type TileRecord } from '../db/ledger.js';
 import { mergeRows } from '../db/merge.js';
 import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
-import { pins, toPinRow, type PinRow } from '../entities/index.js';
+import { pins, toPinRow } from '../entities/index.js';
 import type { Job } from '../job/index.js';
 import { inRegion, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
@@ -39,26 +39,6 @@ function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 
 
 /** A planned tile; `hits` holds what the plan knew in it until the tile is fetched (a resume reads it back). */
 export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { status: 'pending', attempts: 0, hits: tile.known ?? 0, durationMs: 0 });
-
-/**
- * One row per key: an answer that names the same object twice with different content keeps the
- * row with the lowest content hash (the same answer in any order gives the same row) and reports
- * the others, which go to efa.rejects.
- */
-export function oneRowPerKey(rows: readonly PinRow[]): { rows: PinRow[]; duplicates: PinRow[] } {
-  const byKey = new Map<string, PinRow>();
-  const duplicates: PinRow[] = [];
-  for (const row of rows) {
-    const kept = byKey.get(row.pin_key);
-    if (!kept) byKey.set(row.pin_key, row);
-    else if (kept.content_hash === row.content_hash) continue;
-    else if (row.content_hash < kept.content_hash) {
-      duplicates.push(kept);
-      byKey.set(row.pin_key, row);
-    } else duplicates.push(row);
-  }
-  return { rows: [...byKey.values()], duplicates };
-}
 
 /**
  * CoordInfo over the tiles. What a tile's answer may tell (trust.ts): an answer that holds as many
@@ -134,13 +114,9 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       ctx.log.warn(`coordInfo tile ${tile.id}: ${verdict.reason}; stored, but nothing in it is marked deleted`);
       ctx.stats.incomplete.push({ operation: 'coordInfo', unit: tile.id, reason: verdict.reason });
     }
-    const owned = verdict.inside.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
-    const { rows, duplicates } = oneRowPerKey(owned);
-    const rejects = [
-      ...result.rejects,
-      ...verdict.outside,
-      ...duplicates.map((d) => ({ operation: 'coordInfo' as const, reason: `duplicate of ${d.pin_key} in one answer with other content; the row with the lowest content hash was kept`, raw: d })),
-    ];
+    // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
+    const rows = verdict.inside.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
+    const rejects = [...result.rejects, ...verdict.outside];
     try {
       await ctx.transact(async (tx) => {
         await mergeRows(tx, pins, ctx.run, rows);

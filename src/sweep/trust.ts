@@ -1,11 +1,12 @@
 import type { RejectInput } from '../db/ledger.js';
-import type { EfaResult, Pin } from '../efa/index.js';
+import { isDuplicateReject, type EfaResult, type Pin } from '../efa/index.js';
 import type { BBox } from '../tiling/index.js';
 
 /**
  * What a CoordInfo box answer may be trusted with. A tile deletes only when its answer is
- * complete: fewer records received (parsed and rejected alike) than `max`, none rejected, all
- * inside the requested box (a few metres of tolerance: servers round coordinates).
+ * complete: fewer records received (parsed and rejected alike) than `max`, none rejected (but for
+ * dropped duplicate copies), all inside the requested box (a few metres of tolerance: servers
+ * round coordinates).
  */
 export type BoxVerdict =
   | { readonly kind: 'done'; readonly received: number; readonly inside: readonly Pin[]; readonly outside: readonly RejectInput[] }
@@ -21,6 +22,8 @@ const inBox = (b: BBox, lon: number, lat: number): boolean =>
 
 export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, label: string): BoxVerdict {
   const received = result.records.length + result.rejects.length;
+  // A dropped duplicate copy is an object that was received: no sign of anything missing.
+  const lost = result.rejects.filter((r) => !isDuplicateReject(r)).length;
   const inside: Pin[] = [];
   const outsidePins: Pin[] = [];
   for (const pin of result.records) (inBox(bbox, pin.coord.lon, pin.coord.lat) ? inside : outsidePins).push(pin);
@@ -29,7 +32,7 @@ export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, 
     reason: `coordinate ${pin.coord.lon},${pin.coord.lat} (lon,lat) lies outside the requested box ${bbox.join(',')}`,
     raw: pin,
   }));
-  if (result.records.length === 0 && result.rejects.length > 0) {
+  if (result.records.length === 0 && lost > 0) {
     return { kind: 'untrusted', received, outside, reason: `${label}: all ${received} records were rejected (see efa.rejects): is the job's dialect right?` };
   }
   if (outsidePins.length * 2 > result.records.length) {
@@ -46,9 +49,9 @@ export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, 
     };
   }
   if (received >= max) return { kind: 'capped', received, inside, outside };
-  if (outsidePins.length > 0 || result.rejects.length > 0) {
+  if (outsidePins.length > 0 || lost > 0) {
     const parts = [
-      ...(result.rejects.length > 0 ? [`${result.rejects.length} record(s) rejected`] : []),
+      ...(lost > 0 ? [`${lost} record(s) rejected`] : []),
       ...(outsidePins.length > 0 ? [`${outsidePins.length} record(s) outside the box`] : []),
     ];
     return { kind: 'incomplete', received, inside, outside, reason: parts.join(', ') };

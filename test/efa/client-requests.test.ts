@@ -21,7 +21,7 @@ describe('createEfaClient: requests', () => {
     expect(scheduler.operations).toEqual(['coordInfo']);
     expect(result).toEqual({
       records: [
-        { type: 'STOP', id: 'de:08111:6118', name: 'Hauptbahnhof', coord: { lat: 48.7843, lon: 9.1819 }, motTypes: [1, 3], attrs: {} },
+        { type: 'STOP', id: 'de:08111:6118', name: 'Hauptbahnhof', coord: { lat: 48.7843, lon: 9.1819 }, motTypes: [1, 3], globalId: 'de:08111:6118', attrs: {} },
       ],
       rejects: [],
       messages: [{ type: 'warning', code: '12', text: 'capped', attrs: {} }],

@@ -20,6 +20,8 @@ describe('parsePins (json)', () => {
         name: 'Hauptbahnhof',
         coord: { lat: 48.7843, lon: 9.1819 },
         motTypes: [1, 3, 5],
+        // An id of the IFOPT/DHID form is the stop's global id.
+        globalId: 'de:08111:6118',
         attrs: { desc: 'x' },
       },
       { type: 'POI_POINT', name: 'Staatsgalerie', coord: { lat: 48.7801, lon: 9.1873 }, motTypes: [], attrs: { poiType: 'museum' } },
@@ -109,6 +111,7 @@ describe('parseLocations (json)', () => {
         matchQuality: 950,
         coord: { lat: 48.7843, lon: 9.1819 },
         assignedStops: [{ id: 'de:08111:6008', name: 'Arnulf-Klett-Platz', attrs: { distance: 120 } }],
+        globalId: 'de:08111:6118',
         attrs: { parent: 'Stuttgart' },
       },
       { id: 'streetID:1', name: 'Königstraße', type: 'street', isBest: false, matchQuality: 712.5, attrs: {} },

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rapidJsonDialect } from '../../src/efa/dialects/rapidjson.js';
 import type { Notice } from '../../src/efa/records.js';
-import { newestPerNotice, toNoticeRow, withPublication } from '../../src/entities/index.js';
+import { toNoticeRow, withPublication } from '../../src/entities/index.js';
 
 const notice = (id: string, over: Partial<Notice> = {}): Notice => ({
   id, type: 'lineInfo', title: `t${id}`, text: '', lines: ['vvs:10001: :H'], attrs: {}, ...over,
@@ -11,25 +11,6 @@ const notice = (id: string, over: Partial<Notice> = {}): Notice => ({
 const sample = fileURLToPath(new URL('../../../shared/efa-samples/rapidjson/addinfo-tfnsw-trains.json', import.meta.url));
 
 describe('notices', () => {
-  it('keeps one notice per id: current over historic, then the highest version, in any answer order', () => {
-    const copies = [
-      notice('a', { title: 'old', attrs: { version: 3 } }),
-      notice('b'),
-      notice('a', { title: 'new', attrs: { version: 5 } }),
-      notice('a', { title: 'historic', attrs: { version: 9, publication: 'historic' } }),
-    ];
-    for (const order of [copies, [...copies].reverse(), [copies[2]!, copies[0]!, copies[3]!, copies[1]!]]) {
-      const out = newestPerNotice(order).sort((x, y) => x.id.localeCompare(y.id));
-      expect(out.map((n) => [n.id, n.title])).toEqual([['a', 'new'], ['b', 'tb']]);
-    }
-  });
-
-  it('two copies that differ without a version resolve the same way in any order', () => {
-    const x = notice('a', { title: 'x' });
-    const y = notice('a', { title: 'y' });
-    expect(newestPerNotice([x, y])[0]?.title).toBe(newestPerNotice([y, x])[0]?.title);
-  });
-
   it('a current sweep drops notices the dialect marked historic; a history sweep keeps them', () => {
     const list = [notice('a', { attrs: { publication: 'current' } }), notice('b', { attrs: { publication: 'historic' } }), notice('c')];
     expect(withPublication(list, 'current').map((n) => n.id)).toEqual(['a', 'c']);

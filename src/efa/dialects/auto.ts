@@ -2,10 +2,7 @@ import type { Dialect } from '../dialect.js';
 import { ShapeMismatch } from '../parse/common.js';
 import { jsonDialect } from './json.js';
 import { legacyDialect } from './legacy.js';
-import { rapidJsonDialect } from './rapidjson.js';
-
-/** Most specific first: the json shapes are the loosest, so they are tried last. */
-const candidates: readonly Dialect[] = [rapidJsonDialect, legacyDialect, jsonDialect];
+import { KNOWN_DIALECTS as candidates } from './recognise.js';
 
 export interface AutoDialect extends Dialect {
   /** The dialect the first answer was in, once there was one. */
@@ -32,11 +29,11 @@ export function createAutoDialect(): AutoDialect {
     },
     extraParams: (operation) => legacyDialect.extraParams(operation),
     parse: {
-      coordInfo: (body) => pick(body).parse.coordInfo(body),
-      stopFinder: (body) => pick(body).parse.stopFinder(body),
-      servingLines: (body) => pick(body).parse.servingLines(body),
-      addInfo: (body) => pick(body).parse.addInfo(body),
-      opArea: (body) => pick(body).parse.opArea(body),
+      coordInfo: (body, context) => pick(body).parse.coordInfo(body, context),
+      stopFinder: (body, context) => pick(body).parse.stopFinder(body, context),
+      servingLines: (body, context) => pick(body).parse.servingLines(body, context),
+      addInfo: (body, context) => pick(body).parse.addInfo(body, context),
+      opArea: (body, context) => pick(body).parse.opArea(body, context),
     },
     messages: (body) => (candidates.find((d) => d.detect(body)) ?? jsonDialect).messages(body),
     detect: (body) => candidates.some((d) => d.detect(body)),

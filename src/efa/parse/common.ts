@@ -2,11 +2,21 @@ import { z } from 'zod';
 import { formatPath } from '../errors.js';
 import type { Operation } from '../operations.js';
 import type { Reject } from '../records.js';
+import { cutAtDepth, fieldLimitProblem, MAX_RECORD_DEPTH, nestingDepth } from './limits.js';
 
 /** What a dialect's parser returns: the records it could normalise and the ones it could not. */
 export interface Parsed<T> {
   readonly records: T[];
   readonly rejects: Reject[];
+}
+
+/** What a parser may know about the request an answer belongs to. */
+export interface ParseContext {
+  /**
+   * CoordInfo: the object types the request asked for (`type_<i>`). rapidJSON names some kinds
+   * loosely (`gis` answers a GIS_POINT search), and the request tells which object type they are.
+   */
+  readonly requestedTypes?: readonly string[];
 }
 
 /**
@@ -73,6 +83,10 @@ function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssu
  * plus its index), so a grid coordinate is reported where it is (`locations[12].coord`);
  * ImplausibleCoordinates passes through. A string `listPath` is one key (`'stopFinder.points'`
  * formats like `['stopFinder', 'points']`).
+ *
+ * The limits of `limits.ts` are checked here, for every dialect: a record nested deeper than
+ * MAX_RECORD_DEPTH is a reject before anything walks it (its `raw` cut at that depth), and a
+ * record whose id or name is longer than MAX_FIELD_CHARS is a reject after it is built.
  */
 export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
   operation: Operation,
@@ -86,13 +100,21 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
   const list = typeof listPath === 'string' ? [listPath] : listPath;
   items.forEach((raw, index) => {
     const path = [...list, index];
+    const depth = nestingDepth(raw);
+    if (depth > MAX_RECORD_DEPTH) {
+      rejects.push({ operation, reason: `${formatPath(path)}: nested deeper than ${MAX_RECORD_DEPTH} levels`, raw: cutAtDepth(raw) });
+      return;
+    }
     const result = schema.safeParse(raw);
     if (!result.success) {
       rejects.push({ operation, reason: describe(path, result.error.issues), raw });
       return;
     }
     try {
-      records.push(build(result.data, isObject(raw) ? raw : {}, path));
+      const record = build(result.data, isObject(raw) ? raw : {}, path);
+      const tooLong = fieldLimitProblem(record);
+      if (tooLong === undefined) records.push(record);
+      else rejects.push({ operation, reason: `${formatPath(path)}: ${tooLong}`, raw });
     } catch (error) {
       if (!(error instanceof RecordProblem)) throw error;
       rejects.push({ operation, reason: `${formatPath([...path, ...error.path])}: ${error.problem}`, raw });

@@ -10,11 +10,21 @@ export function optional<S extends z.ZodType>(schema: S) {
   return schema.nullish().transform((value) => value ?? undefined);
 }
 
-export const idSchema = z.union([z.string().trim().min(1), z.int()]).transform(String);
+/**
+ * Ids are opaque: the API passes a verified id unchanged into follow-up requests, so it is kept
+ * exactly as sent, surrounding spaces included (TfNSW GIS ids end in one: `coord:4889102:3757273:GDAV: `).
+ * Numbers become their decimal text. Only a blank id is refused: it identifies nothing.
+ */
+const opaqueText = z.string().refine((value) => value.trim() !== '', { message: 'blank id' });
 
-/** POIs may carry no ID, or an empty one. */
-export const optionalIdSchema = optional(z.union([z.string().trim(), z.int()]))
-  .transform((value) => (value === undefined || value === '' ? undefined : String(value)));
+export const idSchema = z.union([opaqueText, z.int()]).transform(String);
+
+/** POIs may carry no ID, or an empty (or blank) one, which means the same. */
+export const optionalIdSchema = optional(z.union([z.string(), z.int()]))
+  .transform((value) => (value === undefined || String(value).trim() === '' ? undefined : String(value)));
+
+/** A record's kind as the dialect writes it, kept as sent; blank is refused. */
+export const kindSchema = z.string().refine((value) => value.trim() !== '', { message: 'blank type' });
 
 export const coordObjectSchema = z.object({
   lat: z.number().min(-90).max(90),

@@ -1,5 +1,6 @@
 import type { ServerMessage } from '../records.js';
 import { isObject, restOf } from './common.js';
+import { cutAtDepth } from './limits.js';
 
 function firstText(entry: Record<string, unknown>, keys: readonly string[]): string | undefined {
   for (const key of keys) {
@@ -13,8 +14,9 @@ const TEXT_KEYS = ['text', 'value', 'message'] as const;
 const CODE_KEYS = ['code', 'name'] as const;
 const KNOWN = ['type', 'module', ...TEXT_KEYS, ...CODE_KEYS];
 
+/** Messages go to the run record as they are, cut at the record depth limit like a rejected record. */
 function toMessage(entry: unknown): ServerMessage {
-  if (!isObject(entry)) return { text: typeof entry === 'string' ? entry : JSON.stringify(entry), attrs: {} };
+  if (!isObject(entry)) return { text: typeof entry === 'string' ? entry : JSON.stringify(cutAtDepth(entry)), attrs: {} };
   const type = firstText(entry, ['type']);
   const code = firstText(entry, CODE_KEYS);
   const module = firstText(entry, ['module']);
@@ -23,7 +25,7 @@ function toMessage(entry: unknown): ServerMessage {
     ...(code === undefined ? {} : { code }),
     ...(module === undefined ? {} : { module }),
     text: firstText(entry, TEXT_KEYS) ?? '',
-    attrs: restOf(entry, KNOWN),
+    attrs: cutAtDepth(restOf(entry, KNOWN)) as Record<string, unknown>,
   };
 }
 

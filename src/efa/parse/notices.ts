@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Notice } from '../records.js';
 import { envelopeList, parseEach, restOf, type Parsed } from './common.js';
-import { idSchema, isoDayTextSchema, optional } from './fields.js';
+import { idSchema, isoDayTextSchema, kindSchema, optional } from './fields.js';
 
 /** json dialect: AddInfo's `infos[]`. The ID is required: notices are de-duplicated by it. */
 const wireNoticeSchema = z.looseObject({
   id: idSchema,
-  type: z.string().trim().min(1),
+  type: kindSchema,
   title: optional(z.string()).transform((value) => value ?? ''),
   text: optional(z.string()).transform((value) => value ?? ''),
   validFrom: optional(isoDayTextSchema),

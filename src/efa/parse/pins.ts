@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Pin } from '../records.js';
 import { envelopeList, parseEach, restOf, type Parsed } from './common.js';
-import { coordObjectSchema, motTypesSchema, optionalIdSchema } from './fields.js';
+import { coordObjectSchema, kindSchema, motTypesSchema, optionalIdSchema } from './fields.js';
+import { globalIdOf, recordAttributes } from './global-id.js';
 
-/** json dialect: CoordInfo's `pins[]`. */
+/** json dialect: CoordInfo's `pins[]`. Type, id and name are the API's own words, kept as sent. */
 const wirePinSchema = z.looseObject({
-  type: z.string().trim().min(1),
+  type: kindSchema,
   id: optionalIdSchema,
   name: z.string(),
   coord: coordObjectSchema,
@@ -15,12 +16,16 @@ const wirePinSchema = z.looseObject({
 const KNOWN = ['type', 'id', 'name', 'coord', 'motTypes'] as const;
 
 export function parsePins(body: unknown): Parsed<Pin> {
-  return parseEach('coordInfo', 'pins', envelopeList(body, 'pins'), wirePinSchema, (wire, raw) => ({
-    type: wire.type,
-    ...(wire.id === undefined ? {} : { id: wire.id }),
-    name: wire.name,
-    coord: { lat: wire.coord.lat, lon: wire.coord.lon },
-    motTypes: wire.motTypes,
-    attrs: restOf(raw, KNOWN),
-  }));
+  return parseEach('coordInfo', 'pins', envelopeList(body, 'pins'), wirePinSchema, (wire, raw) => {
+    const globalId = globalIdOf({ id: wire.id, attributes: recordAttributes(raw), stopPoint: wire.type === 'BUS_POINT' });
+    return {
+      type: wire.type,
+      ...(wire.id === undefined ? {} : { id: wire.id }),
+      name: wire.name,
+      coord: { lat: wire.coord.lat, lon: wire.coord.lon },
+      motTypes: wire.motTypes,
+      ...(globalId === undefined ? {} : { globalId }),
+      attrs: restOf(raw, KNOWN),
+    };
+  });
 }

@@ -7,23 +7,14 @@ import { toClosedRing, type ClosedRing } from './rings.js';
 
 /**
  * OpArea's `providers[]` with `areas[]`, as efa-api.md shows it. No dialect has a real OpArea body,
- * so all three read this one shape; they differ only in how the list is found and repaired (they
- * pass the items in), in name repair and in what an implausible point means (ProviderOptions).
+ * so all three read this one shape; they differ only in how the list is found (they pass the items
+ * in) and in what an implausible point means (ProviderOptions).
  */
 
-/** Names as stored: rapidjson repairs mojibake in them and counts the repairs into the provider's attrs. */
-export interface NameText {
-  text(value: string): string;
-  attrs(): Record<string, unknown>;
-}
-
+/** Ids and names are kept as sent, in every dialect; only what an implausible point means differs. */
 export interface ProviderOptions {
   readonly implausible: Implausible;
-  /** A fresh one per provider; without it names are kept as sent. */
-  readonly names?: () => NameText;
 }
-
-const asSent: NameText = { text: (value) => value, attrs: () => ({}) };
 
 const wireAreaSchema = z.looseObject({
   id: idSchema,
@@ -55,10 +46,10 @@ function closedRings(polygon: unknown, path: readonly PropertyKey[], recordPath:
   }
 }
 
-function toArea(wire: WireArea, rings: readonly ClosedRing[], names: NameText): Area {
+function toArea(wire: WireArea, rings: readonly ClosedRing[]): Area {
   return {
     id: wire.id,
-    name: names.text(wire.name),
+    name: wire.name,
     rings: rings.length === 0 ? null : rings.map((closed) => closed.ring),
     ringsClosedByParser: rings.some((closed) => closed.closedByParser),
     attrs: restOf(wire, ['id', 'name', 'polygon']),
@@ -70,13 +61,11 @@ const KNOWN = ['id', 'name', 'vehicleType', 'areas'] as const;
 /** The providers of an OpArea answer whose list the dialect has already found. */
 export function parseProviderList(items: readonly unknown[], options: ProviderOptions): Parsed<Provider> {
   return parseEach('opArea', 'providers', items, wireProviderSchema, (wire, raw, recordPath) => {
-    const names = options.names?.() ?? asSent;
-    const name = names.text(wire.name);
     const areas = wire.areas.map((area, index) => {
       const rings = closedRings(area.polygon, ['areas', index, 'polygon'], recordPath, options.implausible);
-      return toArea(area, rings, names);
+      return toArea(area, rings);
     });
-    return { id: wire.id, name, vehicleType: wire.vehicleType, areas, attrs: { ...restOf(raw, KNOWN), ...names.attrs() } };
+    return { id: wire.id, name: wire.name, vehicleType: wire.vehicleType, areas, attrs: restOf(raw, KNOWN) };
   });
 }
 

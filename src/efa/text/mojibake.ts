@@ -44,3 +44,33 @@ export function repairMojibake(text: string): { text: string; repaired: boolean 
     return { text, repaired: false };
   }
 }
+
+/**
+ * Mojibake repair of one record's free text (titles, body text, directions), counted into
+ * `attrs._mojibakeRepaired`. Names are kept as the server sent them, like ids: where a name looks
+ * double-encoded its repaired reading goes to `attrs.nameRepaired` beside it, never in its place.
+ */
+export class TextRepairs {
+  private count = 0;
+  private repairedName: string | undefined;
+
+  text(value: string): string {
+    const result = repairMojibake(value);
+    if (result.repaired) this.count += 1;
+    return result.text;
+  }
+
+  /** Returns `value` unchanged; remembers its repaired reading for `attrs()`. */
+  name(value: string): string {
+    const result = repairMojibake(value);
+    if (result.repaired) this.repairedName ??= result.text;
+    return value;
+  }
+
+  attrs(): Record<string, unknown> {
+    return {
+      ...(this.count === 0 ? {} : { _mojibakeRepaired: this.count }),
+      ...(this.repairedName === undefined ? {} : { nameRepaired: this.repairedName }),
+    };
+  }
+}

@@ -113,7 +113,7 @@ describe('legacy envelopes and records', () => {
     expect(thrown(() => parse.coordInfo({ pins: [pin] }))).toBeInstanceOf(ImplausibleCoordinates);
     const { records, rejects } = parse.coordInfo({ pins: [{ ...pin, coords: undefined }, { ...pin, type: 'poi_point', id: '', coords: '9.1,48.7' }] });
     expect(rejects[0]?.reason).toContain('pins[0].coords');
-    expect(records).toEqual([{ type: 'POI_POINT', name: 'A', coord: { lon: 9.1, lat: 48.7 }, motTypes: [], attrs: { attrs: [] } }]);
+    expect(records).toEqual([{ type: 'POI_POINT', name: 'A', coord: { lon: 9.1, lat: 48.7 }, motTypes: [], attrs: { attrs: [], legacyType: 'poi_point' } }]);
   });
 
   it('stopFinder: points null is no hits; a missing stopFinder is a shape error', () => {

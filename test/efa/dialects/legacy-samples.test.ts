@@ -57,32 +57,33 @@ describe('legacy StopFinder: MVV sample (no coordOutputFormat, coordinates in th
     expect(error).toMatchObject({ path: ['stopFinder', 'points', 0, 'ref', 'coords'], value: '4475708,812930' });
   });
 
-  it('through the client this is EfaCoordinateFormatError (exit 2), telling to set coordOutputFormat', async () => {
+  it('through the client this is EfaCoordinateFormatError (exit 2), saying the server ignored the coordOutputFormat sent', async () => {
     const { client, transport } = setup([json(body)], { dialect: legacyDialect });
     const error = await rejection(client.stopFinder({ type: 'any', name: 'Max?' }));
     expect(error).toBeInstanceOf(EfaCoordinateFormatError);
     expect(error).toMatchObject({ exitCode: 2, retryable: false });
-    expect(String(error)).toContain('coordOutputFormat=WGS84[dd.ddddd]');
+    expect(String(error)).toContain('the server ignored coordOutputFormat=WGS84[dd.ddddd], which was sent');
     expect(transport.requests[0]?.url.searchParams.get('coordOutputFormat')).toBe('WGS84[dd.ddddd]');
     expect(transport.requests[0]?.url.searchParams.get('outputFormat')).toBe('JSON');
   });
 
-  it('reads the other fields; repairs and counts mojibake (MÃ¼nchen)', () => {
+  it('reads the other fields; keeps ids and names as sent, even double-encoded (MÃ¼nchen)', () => {
     const { records, rejects } = legacyDialect.parse.stopFinder(withWgs84(body));
     expect(rejects).toEqual([]);
     expect(records).toHaveLength(27);
+    // The server wants its id back unchanged: "repairing" it would make it unknown to the server.
     expect(records[0]).toMatchObject({
-      id: 'poiID:3791:9184119:-1:Max--Planck-Institut für Astrophysik:Garching (b München):Max--Planck-Institut für Astrophysik:ANY:POI:4475708:812930:MVTT:MVV',
-      name: 'Garching (b München), Max--Planck-Institut für Astrophysik', type: 'poi', isBest: false, matchQuality: 60,
+      id: 'poiID:3791:9184119:-1:Max--Planck-Institut fÃ¼r Astrophysik:Garching (b MÃ¼nchen):Max--Planck-Institut fÃ¼r Astrophysik:ANY:POI:4475708:812930:MVTT:MVV',
+      name: 'Garching (b MÃ¼nchen), Max--Planck-Institut fÃ¼r Astrophysik', type: 'poi', isBest: false, matchQuality: 60,
       coord: { lon: 11.6, lat: 48.2 },
     });
-    // name, stateless, object, ref.place: four strings repaired in this record.
-    expect(records[0]?.attrs['_mojibakeRepaired']).toBe(4);
-    expect(records.find((l) => l.name === 'Dachau, Max-Planck-Straße')).toMatchObject({ id: 'de:09174:7073', type: 'stop', matchQuality: 115 });
+    expect(records[0]?.attrs).toMatchObject({ nameRepaired: 'Garching (b München), Max--Planck-Institut für Astrophysik', object: 'Max--Planck-Institut fÃ¼r Astrophysik' });
+    expect(records[0]?.attrs['_mojibakeRepaired']).toBeUndefined();
+    expect(records.find((l) => l.name === 'Dachau, Max-Planck-StraÃŸe')).toMatchObject({ id: 'de:09174:7073', globalId: 'de:09174:7073', type: 'stop', matchQuality: 115 });
     expect(records.find((l) => l.isBest)).toMatchObject({ name: 'Maxau', type: 'loc', matchQuality: 600, id: 'suburbID:9183118:56:Maxau:4515628:824875:MVTT' });
     const maxfeld = records.find((l) => l.name === 'Maxfeld');
     expect(maxfeld?.coord).toBeUndefined();
-    expect(maxfeld?.attrs['_mojibakeRepaired']).toBeUndefined();
+    expect(maxfeld?.attrs['nameRepaired']).toBeUndefined();
   });
 
   it('returns the -8011 note as one message, not as a failure', () => {

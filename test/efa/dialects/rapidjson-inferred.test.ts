@@ -29,9 +29,10 @@ describe('coordinates', () => {
 });
 
 describe('text and kinds', () => {
-  it('repairs mojibake and counts it in attrs._mojibakeRepaired', () => {
+  it('keeps a double-encoded name as sent, its reading in attrs.nameRepaired; repairs and counts free text', () => {
     const { records } = parse.coordInfo({ locations: [stop({ name: 'MÃ¼nchen Hbf' })] });
-    expect(records[0]).toMatchObject({ name: 'München Hbf', attrs: { _mojibakeRepaired: 1 } });
+    expect(records[0]).toMatchObject({ name: 'MÃ¼nchen Hbf', attrs: { nameRepaired: 'München Hbf' } });
+    expect(records[0]?.attrs['_mojibakeRepaired']).toBeUndefined();
     const notices = parse.addInfo({
       infos: { current: [{ id: 'n', type: 'lineInfo', subtitle: 'StÃ¶rung', content: 'Ã–PNV â€“ Info' }], historic: [] },
     });

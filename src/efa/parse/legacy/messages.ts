@@ -1,5 +1,6 @@
 import type { ServerMessage } from '../../records.js';
 import { isObject, restOf } from '../common.js';
+import { cutAtDepth } from '../limits.js';
 import { parseMessages } from '../messages.js';
 
 /** Objects of a legacy answer that carry their own `message` (the MVV StopFinder sample: `stopFinder.message`). */
@@ -26,7 +27,7 @@ function foldPairs(pairs: readonly { name: string; value: unknown }[]): ServerMe
     ...(code === undefined ? {} : { code }),
     ...(module === undefined ? {} : { module }),
     text: text('error') ?? text('text') ?? text('value') ?? '',
-    attrs: restOf(fields, ['type', 'code', 'module', 'error', 'text', 'value']),
+    attrs: cutAtDepth(restOf(fields, ['type', 'code', 'module', 'error', 'text', 'value'])) as Record<string, unknown>,
   };
 }
 

@@ -3,7 +3,8 @@ import type { Notice } from '../../records.js';
 import { isObject, parseEach, RecordProblem, restOf, type Parsed } from '../common.js';
 import { idSchema } from '../fields.js';
 import { itdDay } from './dates.js';
-import { envelope, legacyList, nameValues, present, repairRecord } from './values.js';
+import { TextRepairs } from '../../text/mojibake.js';
+import { envelope, legacyList, nameValues, present } from './values.js';
 
 /**
  * legacy: AddInfo's `additionalInformation.travelInformations.travelInformation[]`. NO real body of
@@ -79,16 +80,18 @@ function toNotice(wire: WireNotice, raw: Record<string, unknown>): Notice {
   const text = wire.infoText ?? {};
   const { from, to } = validity(wire.validityPeriod);
   const severity = present(wire.priority);
+  // Title and text are free text, repaired for mojibake (counted in attrs); the id is kept as sent.
+  const repairs = new TextRepairs();
   return {
     id: wire.infoID,
     type,
-    title: firstText(link.subtitle, link.infoLinkText, text.subtitle),
-    text: firstText(link.content, text.content),
+    title: repairs.text(firstText(link.subtitle, link.infoLinkText, text.subtitle)),
+    text: repairs.text(firstText(link.content, text.content)),
     ...(from === undefined ? {} : { validFrom: from }),
     ...(to === undefined ? {} : { validTo: to }),
     lines: legacyList(wire.concernedLines, 'line', ['concernedLines']).map(lineKey),
     ...(severity === undefined ? {} : { severity }),
-    attrs: restOf(raw, KNOWN),
+    attrs: { ...restOf(raw, KNOWN), ...repairs.attrs() },
   };
 }
 
@@ -97,6 +100,6 @@ export function parseLegacyNotices(body: unknown): Parsed<Notice> {
   const holder = root['travelInformations'];
   // `travelInformations` holds `travelInformation`: a list, one object (a single notice), or nothing.
   const inner = isObject(holder) ? holder['travelInformation'] : holder;
-  const items = (isObject(inner) ? [inner] : legacyList(inner, 'travelInformation', ['additionalInformation', 'travelInformations'])).map(repairRecord);
+  const items = (isObject(inner) ? [inner] : legacyList(inner, 'travelInformation', ['additionalInformation', 'travelInformations']));
   return parseEach('addInfo', 'additionalInformation.travelInformations.travelInformation', items, wireNoticeSchema, toNotice);
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { Pin } from '../../records.js';
+import { TextRepairs } from '../../text/mojibake.js';
 import { envelopeList, parseEach, RecordProblem, restOf, type Parsed } from '../common.js';
-import { motTypesSchema } from '../fields.js';
-import { lonLatText, nameValues, present, repairRecord } from './values.js';
+import { kindSchema, motTypesSchema } from '../fields.js';
+import { globalIdOf, nameValues } from '../global-id.js';
+import { lonLatText, present } from './values.js';
 
 /** legacy: CoordInfo's `pins[]`. Every value is a string; the name is `desc`, the position `coords`. */
 const wirePinSchema = z.looseObject({
-  type: z.string().trim().min(1),
+  type: kindSchema,
   id: z.unknown().optional(),
   desc: z.string(),
   coords: z.string(),
@@ -24,20 +26,36 @@ function motTypesOf(attrs: Map<string, string>): number[] {
   return [...new Set(parsed.data)].sort((a, b) => a - b);
 }
 
+/**
+ * Legacy writes the object types of efa-api.md; upper-cased in case a server writes them otherwise,
+ * with the word as sent kept in `attrs.legacyType` when that changed it.
+ */
+const objectTypeOf = (word: string): string => word.toUpperCase();
+
 export function parseLegacyPins(body: unknown): Parsed<Pin> {
-  const items = envelopeList(body, 'pins').map(repairRecord);
-  return parseEach('coordInfo', 'pins', items, wirePinSchema, (wire, raw, path) => {
+  return parseEach('coordInfo', 'pins', envelopeList(body, 'pins'), wirePinSchema, (wire, raw, path) => {
     const attrs = nameValues(wire.attrs);
     const localId = present(wire.id);
-    // The global stop id (de:09162:1) is the one other dialects send; the local `id` stays in attrs.
-    const id = present(attrs.get('STOP_GLOBAL_ID')) ?? localId;
+    const globalId = globalIdOf({ id: localId, attributes: attrs });
+    // The global stop id (de:09162:1) is the id other dialects send for the same stop, so it keys
+    // the pin; the local `id` (1000001) stays in attrs. Both are kept exactly as sent.
+    const id = globalId ?? localId;
+    const type = objectTypeOf(wire.type);
+    const repairs = new TextRepairs();
     return {
-      type: wire.type.toUpperCase(),
+      type,
       ...(id === undefined ? {} : { id }),
-      name: wire.desc,
+      name: repairs.name(wire.desc),
       coord: lonLatText(wire.coords, [...path, 'coords']),
       motTypes: motTypesOf(attrs),
-      attrs: { ...restOf(raw, ['type', 'id', 'desc', 'coords']), ...(localId !== undefined && localId !== id ? { localId } : {}) },
+      ...(globalId === undefined ? {} : { globalId }),
+      attrs: {
+        ...restOf(raw, ['type', 'id', 'desc', 'coords']),
+        ...(localId !== undefined && localId !== id ? { localId } : {}),
+        ...(type === wire.type ? {} : { legacyType: wire.type }),
+        ...repairs.attrs(),
+      },
     };
   });
 }
+

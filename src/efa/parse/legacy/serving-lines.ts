@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { ServingLine } from '../../records.js';
 import { isObject, parseEach, restOf, type Parsed } from '../common.js';
 import { nonNegativeIntSchema } from '../fields.js';
-import { envelope, legacyList, present, repairRecord } from './values.js';
+import { TextRepairs } from '../../text/mojibake.js';
+import { envelope, legacyList, present } from './values.js';
 
 /** The DIVA key parts of a line, as legacy writes them (`supplement` is often a single space). */
 const wireDivaSchema = z.looseObject({
@@ -46,18 +47,20 @@ export function lineIdOf(diva: WireDiva | null | undefined): string | undefined 
 
 export function parseLegacyServingLines(body: unknown): Parsed<ServingLine> {
   const lines = envelope(body, 'servingLines')['lines'];
-  const items = legacyList(lines, 'line', ['servingLines', 'lines']).map(repairRecord);
+  const items = legacyList(lines, 'line', ['servingLines', 'lines']);
   return parseEach('servingLines', 'servingLines.lines', items, wireLineSchema, (wire, raw) => {
     const mode = wire.mode;
     const id = lineIdOf(mode.diva);
     const rawMode = isObject(raw['mode']) ? raw['mode'] : {};
+    // Ids, names and numbers as sent; only the direction, free text, is repaired for mojibake.
+    const repairs = new TextRepairs();
     return {
       ...(id === undefined ? {} : { id }),
-      name: mode.name,
+      name: repairs.name(mode.name),
       number: mode.number,
       mot: mode.type ?? mode.motType ?? 0,
-      direction: mode.destination ?? '',
-      attrs: { ...restOf(raw, ['mode']), ...restOf(rawMode, ['name', 'number', 'type', 'motType', 'destination']) },
+      direction: repairs.text(mode.destination ?? ''),
+      attrs: { ...restOf(raw, ['mode']), ...restOf(rawMode, ['name', 'number', 'type', 'motType', 'destination']), ...repairs.attrs() },
     };
   });
 }

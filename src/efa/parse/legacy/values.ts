@@ -1,4 +1,3 @@
-import { repairMojibake } from '../../text/mojibake.js';
 import { isObject, plausibleLonLat, ShapeMismatch } from '../common.js';
 
 /**
@@ -40,48 +39,11 @@ export function lonLatText(text: string, path: readonly PropertyKey[]): { lon: n
   return plausibleLonLat(x ?? Number.NaN, y ?? Number.NaN, path);
 }
 
-/** Legacy `{ name, value }` lists (`attrs`, `parameters`) as a lookup; later duplicates lose. */
-export function nameValues(list: unknown): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!Array.isArray(list)) return out;
-  for (const entry of list) {
-    if (!isObject(entry) || typeof entry['name'] !== 'string' || out.has(entry['name'])) continue;
-    const value = entry['value'];
-    out.set(entry['name'], typeof value === 'string' || typeof value === 'number' ? String(value) : '');
-  }
-  return out;
-}
+export { nameValues } from '../global-id.js';
 
 /** A string that means "no value" in legacy answers (`""`, `"-1"` for ids). */
 export function present(value: unknown, absent: readonly string[] = ['']): string | undefined {
   if (typeof value === 'number') return String(value);
   if (typeof value !== 'string') return undefined;
   return absent.includes(value.trim()) ? undefined : value;
-}
-
-function repairValue(value: unknown, counter: { n: number }): unknown {
-  if (typeof value === 'string') {
-    const fixed = repairMojibake(value);
-    if (fixed.repaired) counter.n += 1;
-    return fixed.text;
-  }
-  if (Array.isArray(value)) return value.map((item) => repairValue(item, counter));
-  if (isObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) out[key] = repairValue(inner, counter);
-    return out;
-  }
-  return value;
-}
-
-/**
- * Repairs double-encoded UTF-8 in every string of one record (names, places, stateless ids alike,
- * so they stay consistent) and counts the repaired strings in `_mojibakeRepaired`, which lands in
- * the record's attrs. Records without repairs are returned unchanged.
- */
-export function repairRecord(raw: unknown): unknown {
-  if (!isObject(raw)) return raw;
-  const counter = { n: 0 };
-  const fixed = repairValue(raw, counter);
-  return counter.n === 0 || !isObject(fixed) ? raw : { ...fixed, _mojibakeRepaired: counter.n };
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Coord } from '../../records.js';
-import { repairMojibake } from '../../text/mojibake.js';
 import { plausibleLonLat } from '../common.js';
 
 /**
@@ -19,20 +18,7 @@ export function readLatLon(pair: readonly number[], path: readonly PropertyKey[]
   return plausibleLonLat(lon, lat, path);
 }
 
-/** Counts the mojibake repairs of one record; the count goes to `attrs._mojibakeRepaired`. */
-export class TextRepairs {
-  private count = 0;
-
-  text(value: string): string {
-    const result = repairMojibake(value);
-    if (result.repaired) this.count += 1;
-    return result.text;
-  }
-
-  attrs(): Record<string, unknown> {
-    return this.count === 0 ? {} : { _mojibakeRepaired: this.count };
-  }
-}
+export { TextRepairs } from '../../text/mojibake.js';
 
 /** Sorted, de-duplicated means-of-transport IDs (`productClasses`, `modes`). */
 export function sortedMots(ids: readonly number[]): number[] {

@@ -39,8 +39,8 @@ export function parseRapidServingLines(body: unknown): Parsed<ServingLine> {
     const number = wire.number ?? wire.disassembledName ?? '';
     return {
       ...(id === undefined ? {} : { id }),
-      name: repairs.text(wire.name ?? number),
-      number: repairs.text(number),
+      name: repairs.name(wire.name ?? number),
+      number,
       mot: wire.product.class,
       direction: repairs.text(wire.destination?.name ?? ''),
       attrs: {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Location, Pin } from '../../records.js';
-import { envelopeList, isObject, parseEach, restOf, type Parsed } from '../common.js';
-import { idSchema, numberSchema, optional, optionalIdSchema } from '../fields.js';
+import { envelopeList, isObject, parseEach, RecordProblem, restOf, type ParseContext, type Parsed } from '../common.js';
+import { idSchema, kindSchema, numberSchema, optional, optionalIdSchema } from '../fields.js';
+import { globalIdOf, recordAttributes } from '../global-id.js';
 import { numberPairSchema, readLatLon, sortedMots, TextRepairs } from './common.js';
 
 /**
@@ -14,10 +15,11 @@ const motListSchema = optional(z.array(z.int().nonnegative()));
 
 const locationFields = {
   name: z.string(),
-  type: z.string().trim().min(1),
+  type: kindSchema,
   productClasses: motListSchema,
   modes: motListSchema,
   properties: optional(z.record(z.string(), z.unknown())),
+  isGlobalId: optional(z.boolean()),
 };
 
 const wirePinSchema = z.looseObject({ ...locationFields, id: optionalIdSchema, coord: numberPairSchema });
@@ -36,15 +38,45 @@ const wireLocationSchema = z.looseObject({
 
 const MAPPED = ['id', 'name', 'type', 'coord', 'productClasses', 'modes', 'properties'] as const;
 
+/** rapidJSON location kinds that name one object type whatever was asked. */
+const OBJECT_TYPE_OF_KIND: Readonly<Record<string, string>> = {
+  stop: 'STOP',
+  // What a BUS_POINT search returns (TfNSW sample).
+  platform: 'BUS_POINT',
+  busPoint: 'BUS_POINT',
+  gisPoint: 'GIS_POINT',
+  gisArea: 'GIS_AREA',
+  poiPoint: 'POI_POINT',
+  poiArea: 'POI_AREA',
+  street: 'STREET',
+  entrance: 'ENTRANCE',
+  infrastructure: 'INFRASTRUCTURE',
+  line: 'LINE',
+  // Parking objects and sharing vehicles (parkObjInfo, vehicle searches) keep efa-sync's own types.
+  parking: 'PARKING',
+  sharing: 'SHARING',
+};
+
 /**
- * The EFA object type of a rapidJSON location type, so every dialect yields the same pin types.
- * `platform` is what a BUS_POINT search returns (TfNSW sample); `poi` is a POI_POINT unless its
- * draw class says AREA; `gisPoint` becomes GIS_POINT, any other type is upper-cased likewise.
+ * The EFA object type (efa-api.md) of a rapidJSON location kind, so every dialect stores the same
+ * pin types; the kind itself stays in `attrs.rapidType`. `poi` is a POI_POINT unless its draw
+ * class says AREA; `gis` (what a real TfNSW deployment answers to a GIS_POINT search) is the GIS
+ * type the request asked for, GIS_POINT when it asked for none or both. A kind that names no object
+ * type is the request's type when it asked for exactly one; otherwise it is a RecordProblem (a
+ * reject): guessing a type would put the pin outside the scope its deletions are judged in.
  */
-export function pinTypeOf(type: string, properties: Readonly<Record<string, unknown>> | undefined): string {
-  if (type === 'platform') return 'BUS_POINT';
-  if (type === 'poi') return properties?.['POI_DRAW_CLASS_TYPE'] === 'AREA' ? 'POI_AREA' : 'POI_POINT';
-  return type.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+export function pinTypeOf(
+  kind: string,
+  properties: Readonly<Record<string, unknown>> | undefined,
+  requestedTypes: readonly string[] = [],
+): string {
+  const known = OBJECT_TYPE_OF_KIND[kind];
+  if (known !== undefined) return known;
+  if (kind === 'poi') return properties?.['POI_DRAW_CLASS_TYPE'] === 'AREA' ? 'POI_AREA' : 'POI_POINT';
+  if (kind === 'gis') return requestedTypes.includes('GIS_AREA') && !requestedTypes.includes('GIS_POINT') ? 'GIS_AREA' : 'GIS_POINT';
+  const asked = [...new Set(requestedTypes.filter((type) => type !== 'ANY'))];
+  if (asked.length === 1 && !requestedTypes.includes('ANY') && asked[0] !== undefined) return asked[0];
+  throw new RecordProblem(['type'], `rapidJSON location type "${kind}" names none of the object types`);
 }
 
 /** IDs of the `parent` chain, nearest first (a platform's stop, then its locality). */
@@ -70,22 +102,36 @@ function locationAttrs(raw: Record<string, unknown>, properties: Record<string, 
   };
 }
 
+/** Sorted MOT ids from `productClasses` (NVBW, TfNSW coord) or `modes` (TfNSW stop finder). */
+function motsOf(wire: { productClasses?: number[] | undefined; modes?: number[] | undefined }): number[] | undefined {
+  const mots = wire.productClasses ?? wire.modes;
+  return mots === undefined ? undefined : sortedMots(mots);
+}
+
 /**
  * CoordInfo. A platform stays its own pin (type BUS_POINT, its own id and coordinate); the stop
  * and locality above it are only named in `attrs.parentIds`, with the raw chain in `attrs.parent`.
+ * Id and name are kept as sent.
  */
-export function parseRapidPins(body: unknown): Parsed<Pin> {
+export function parseRapidPins(body: unknown, context: ParseContext = {}): Parsed<Pin> {
   const items = envelopeList(body, 'locations');
   return parseEach('coordInfo', ['locations'], items, wirePinSchema, (wire, raw, path) => {
     const repairs = new TextRepairs();
-    const name = repairs.text(wire.name);
+    const type = pinTypeOf(wire.type, wire.properties, context.requestedTypes);
+    const globalId = globalIdOf({
+      id: wire.id,
+      attributes: recordAttributes(raw),
+      stopPoint: type === 'BUS_POINT',
+      idIsGlobal: wire.isGlobalId === true,
+    });
     return {
-      type: pinTypeOf(wire.type, wire.properties),
+      type,
       ...(wire.id === undefined ? {} : { id: wire.id }),
-      name,
+      name: repairs.name(wire.name),
       coord: readLatLon(wire.coord, [...path, 'coord']),
-      motTypes: sortedMots(wire.productClasses ?? wire.modes ?? []),
-      // The raw kind (platform, poi, ...) is kept: the pin type alone loses it for unknown kinds.
+      motTypes: motsOf(wire) ?? [],
+      ...(globalId === undefined ? {} : { globalId }),
+      // The raw kind (platform, poi, gis, ...) is kept: the pin type alone loses it.
       attrs: { ...locationAttrs(raw, wire.properties, MAPPED), rapidType: wire.type, ...repairs.attrs() },
     };
   });
@@ -96,24 +142,28 @@ export function parseRapidLocations(body: unknown): Parsed<Location> {
   const items = envelopeList(body, 'locations');
   return parseEach('stopFinder', ['locations'], items, wireLocationSchema, (wire, raw, path) => {
     const repairs = new TextRepairs();
-    const name = repairs.text(wire.name);
-    const assignedStops = wire.assignedStops?.map((stop) => ({
-      id: stop.id,
-      name: repairs.text(stop.name),
-      attrs: restOf(stop, ['id', 'name']),
-    }));
-    const mots = wire.productClasses ?? wire.modes;
+    const assignedStops = wire.assignedStops?.map((stop) => ({ id: stop.id, name: stop.name, attrs: restOf(stop, ['id', 'name']) }));
+    const motTypes = motsOf(wire);
+    const globalId = globalIdOf({
+      id: wire.id,
+      attributes: recordAttributes(raw),
+      stopPoint: wire.type === 'platform',
+      idIsGlobal: wire.isGlobalId === true,
+    });
     return {
       id: wire.id,
-      name,
+      name: repairs.name(wire.name),
       type: wire.type,
       isBest: wire.isBest,
       matchQuality: wire.matchQuality,
       ...(wire.coord === undefined ? {} : { coord: readLatLon(wire.coord, [...path, 'coord']) }),
       ...(assignedStops === undefined ? {} : { assignedStops }),
+      ...(motTypes === undefined ? {} : { motTypes }),
+      ...(globalId === undefined ? {} : { globalId }),
       attrs: {
         ...locationAttrs(raw, wire.properties, [...MAPPED, 'isBest', 'matchQuality', 'assignedStops']),
-        ...(mots === undefined ? {} : { motTypes: sortedMots(mots) }),
+        // Kept here too, where readers of earlier versions found it.
+        ...(motTypes === undefined ? {} : { motTypes }),
         ...repairs.attrs(),
       },
     };

@@ -1,5 +1,6 @@
 import type { ServerMessage } from '../../records.js';
 import { isObject, restOf } from '../common.js';
+import { cutAtDepth } from '../limits.js';
 import { parseMessages } from '../messages.js';
 
 /**
@@ -15,7 +16,7 @@ export function parseRapidMessages(body: unknown): ServerMessage[] {
   const out = parseMessages({ message: body['message'], systemMessages: entries });
   const error = body['error'];
   if (isObject(error) && typeof error['message'] === 'string') {
-    out.push({ type: 'error', text: error['message'], attrs: restOf(error, ['message']) });
+    out.push({ type: 'error', text: error['message'], attrs: cutAtDepth(restOf(error, ['message'])) as Record<string, unknown> });
   }
   return out;
 }

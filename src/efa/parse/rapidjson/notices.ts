@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
 import { isObject, parseEach, restOf, ShapeMismatch, type Parsed } from '../common.js';
-import { idSchema, isoDayTextSchema, optional } from '../fields.js';
+import { idSchema, isoDayTextSchema, kindSchema, optional } from '../fields.js';
 import { TextRepairs } from './common.js';
 
 /**
@@ -18,7 +18,7 @@ const windowSchema = z.looseObject({ from: optional(isoDayTextSchema), to: optio
 
 const wireNoticeSchema = z.looseObject({
   id: idSchema,
-  type: z.string().trim().min(1),
+  type: kindSchema,
   priority: textSchema,
   subtitle: textSchema,
   urlText: textSchema,

@@ -1,0 +1,82 @@
+/**
+ * Bounds on what one record of an answer may be. A record beyond them becomes a reject with its
+ * reason: a hostile or broken answer (a pin nested 3,000 levels deep, a megabyte "name") must cost
+ * that record, never the run, and must never reach code that walks it recursively (zod, the content
+ * hash, jsonb input) with the whole call stack at stake.
+ */
+
+/** Deepest nesting of objects and arrays in one record (the real samples reach 11, TfNSW AddInfo). */
+export const MAX_RECORD_DEPTH = 64;
+
+/** Longest id or name, in UTF-16 code units (the longest in the real samples is 253). */
+export const MAX_FIELD_CHARS = 1000;
+
+/**
+ * The nesting depth of `value`: 0 for a scalar, 1 for a flat object or array. Walked with an
+ * explicit stack, so any depth is measured without recursion; it stops counting just past `limit`.
+ */
+export function nestingDepth(value: unknown, limit = MAX_RECORD_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
+/** Where a too-deep record is cut for `efa.rejects.raw`. */
+export const CUT_MARKER = `(nested deeper than ${MAX_RECORD_DEPTH} levels: cut)`;
+
+/**
+ * A copy of `value` cut at `limit` levels, for the reject's `raw`: the database's jsonb parser
+ * recurses too. The recursion is bounded by `limit`.
+ */
+export function cutAtDepth(value: unknown, limit = MAX_RECORD_DEPTH): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (limit <= 0) return CUT_MARKER;
+  if (Array.isArray(value)) return value.map((item) => cutAtDepth(item, limit - 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = cutAtDepth(inner, limit - 1);
+  return out;
+}
+
+/** Fields of a normalised record (and of its areas and assigned stops) that are ids or names. */
+const LIMITED_FIELDS = ['id', 'globalId', 'name', 'type', 'number'] as const;
+const NESTED_LISTS = ['areas', 'assignedStops'] as const;
+
+function longField(record: Record<string, unknown>, prefix: string): string | undefined {
+  for (const field of LIMITED_FIELDS) {
+    const value = record[field];
+    if (typeof value === 'string' && value.length > MAX_FIELD_CHARS) {
+      return `${prefix}${field} is ${value.length} characters long (at most ${MAX_FIELD_CHARS})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a normalised record breaks the field limits, or undefined. Checks the ids and names of the
+ * record and of its nested areas (OpArea) and assigned stops (StopFinder): one level, no recursion.
+ */
+export function fieldLimitProblem(record: unknown): string | undefined {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return undefined;
+  const fields = record as Record<string, unknown>;
+  const own = longField(fields, '');
+  if (own !== undefined) return own;
+  for (const list of NESTED_LISTS) {
+    const items = fields[list];
+    if (!Array.isArray(items)) continue;
+    for (const [index, item] of items.entries()) {
+      if (item === null || typeof item !== 'object') continue;
+      const problem = longField(item as Record<string, unknown>, `${list}[${index}].`);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return undefined;
+}
