@@ -201,16 +201,20 @@ CREATE FUNCTION efa.gone_pins(p_run bigint) RETURNS TABLE (key text) LANGUAGE sq
     AND NOT EXISTS (SELECT 1 FROM efa.run_seen s WHERE s.run_id = p_run AND s.relation = 'pins' AND s.key = p.pin_key)
 $$;
 
--- Pairs of stops whose ServingLines answer this run fetched and trusted, that the answer no longer has.
+-- Pairs of stops whose ServingLines answer this run fetched and trusted, that the answer no longer
+-- has; and the pairs of stops of the source that are gone (no live stop with that id is left).
 CREATE FUNCTION efa.gone_stop_lines(p_run bigint) RETURNS TABLE (key text) LANGUAGE sql STABLE AS $$
   SELECT sl.pair_key
   FROM efa.runs r
   JOIN efa.stop_lines sl ON sl.source = r.source AND sl.deleted_at IS NULL
   WHERE r.run_id = p_run
-    AND EXISTS (SELECT 1 FROM efa.run_tiles t WHERE t.run_id = p_run AND t.operation = 'servingLines'
-                  AND t.subject = sl.stop_id AND t.status = 'done')
-    AND NOT EXISTS (SELECT 1 FROM efa.run_seen s WHERE s.run_id = p_run AND s.relation = 'stop_lines' AND s.key = sl.pair_key)
-    AND efa.seen_in_scope_before(p_run, 'stop_lines', sl.pair_key)
+    AND (
+      (EXISTS (SELECT 1 FROM efa.run_tiles t WHERE t.run_id = p_run AND t.operation = 'servingLines'
+                 AND t.subject = sl.stop_id AND t.status = 'done')
+       AND NOT EXISTS (SELECT 1 FROM efa.run_seen s WHERE s.run_id = p_run AND s.relation = 'stop_lines' AND s.key = sl.pair_key)
+       AND efa.seen_in_scope_before(p_run, 'stop_lines', sl.pair_key))
+      OR (EXISTS (SELECT 1 FROM efa.pins p WHERE p.source = sl.source AND p.type = 'STOP' AND p.id = sl.stop_id AND p.deleted_at IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM efa.pins p WHERE p.source = sl.source AND p.type = 'STOP' AND p.id = sl.stop_id AND p.deleted_at IS NULL)))
 $$;
 
 -- Lines no live stop of the source is served by any more, not seen in a complete ServingLines sweep.

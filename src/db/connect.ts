@@ -199,7 +199,8 @@ function openPostgres(url: string): Db {
 function kyselyOn(client: pg.PoolClient): Kysely<Database> {
   const pool: PostgresPool = {
     // Kysely releases what it acquires; the caller owns this client, so release is a no-op.
-    connect: async () => Object.assign(Object.create(client) as pg.PoolClient, { release: () => undefined }),
+    connect: async () =>
+      ({ query: (...args: Parameters<pg.PoolClient['query']>) => client.query(...args), release: () => undefined }) as unknown as pg.PoolClient,
     end: async () => undefined,
     options: {},
   };

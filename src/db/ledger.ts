@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql, type Kysely } from 'kysely';
-import { entities, RELATIONS, type Relation, type RunScope } from '../entities/index.js';
+import { entities, type Relation, type RunScope } from '../entities/index.js';
 import type { Tx } from './connect.js';
 import type { RunRef } from './merge.js';
 import { relationCountsSchema, runMetaSchema, type HeldDeletion, type RelationCounts, type RunMeta } from './run-record.js';
@@ -290,6 +290,9 @@ export interface GoneOutcome {
   readonly held: HeldDeletion[];
 }
 
+/** Gone stops take their stop-line pairs along, and a line is gone only once no live pair serves it. */
+const deletionOrder: readonly Relation[] = ['pins', 'stop_lines', 'lines', 'notices', 'sharing_providers', 'operating_areas'];
+
 /** Below this many rows a relation's deletions are never held: a handful is not a mass deletion. */
 export const guardFloor = 10;
 
@@ -307,7 +310,7 @@ export async function markGone(
 ): Promise<GoneOutcome> {
   const marked: Partial<Record<Relation, number>> = {};
   const held: HeldDeletion[] = [];
-  for (const relation of RELATIONS.filter((r) => relations.includes(r))) {
+  for (const relation of deletionOrder.filter((r) => relations.includes(r))) {
     const fn = sql.raw(`efa.gone_${relation}`);
     await sql`CREATE TEMP TABLE IF NOT EXISTS efa_gone_keys (key text PRIMARY KEY)`.execute(tx.kysely);
     await sql`TRUNCATE efa_gone_keys`.execute(tx.kysely);

@@ -165,7 +165,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
 function sweptRelations(job: LoadedJob['job']): Relation[] {
   return RELATIONS.filter((r) => {
     if (r === 'pins') return job.sweeps.coord !== undefined;
-    if (r === 'stop_lines') return job.sweeps.servingLines?.forStops === true;
+    if (r === 'stop_lines') return job.sweeps.servingLines?.forStops === true || job.sweeps.coord !== undefined;
     if (r === 'lines') return job.sweeps.servingLines !== undefined;
     if (r === 'notices') return job.sweeps.addInfo?.publicationStatus === 'current';
     return job.sweeps.opArea !== undefined;
