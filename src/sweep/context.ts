@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
+import { ExitCode, exitCodeOf } from '../errors.js';
 import type { Db } from '../db/connect.js';
 import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
@@ -8,6 +9,9 @@ import type { BBox } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import type { Progress } from './progress.js';
 import type { RunStats } from './stats.js';
+
+/** Moved to src/errors.ts (one error-to-text for the whole program); re-exported for the sweep modules. */
+export { errorText } from '../errors.js';
 
 /** Everything one sweep module needs; built once per run by the orchestrator. */
 export interface SweepContext {
@@ -83,19 +87,10 @@ export function keepMessages(ctx: SweepContext, messages: readonly ServerMessage
   }
 }
 
-/** One line for logs and run records; messages of our named errors already say what and where. */
-export function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
-  }
-  return String(error);
-}
-
 /**
  * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
  * bad configuration): they end the run at once with their own exit code instead of failing tiles.
  */
 export function isFatal(error: unknown): boolean {
-  return (error as { exitCode?: unknown } | null)?.exitCode === 2;
+  return exitCodeOf(error) === ExitCode.usage;
 }
