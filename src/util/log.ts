@@ -123,6 +123,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // Fields arrive redacted and serialisable (an error's stack as { type, message, stack } text).
+      serializers: { err: (value: unknown) => value },
     },
     destination,
   );
