@@ -162,6 +162,9 @@ export async function databaseAnswers(db: Db, timeoutMs = 5_000): Promise<boolea
   }
 }
 
+/** The database a command is working on, for an error that escapes outside its `work` (an 'error' event). */
+let databaseInUse: { readonly db: Db; readonly job: string | undefined } | undefined;
+
 /**
  * Runs `work`; when it fails with an error of no specific exit code and the database no longer
  * answers, the failure is the database's: it becomes a DatabaseUnavailableError naming the
@@ -169,14 +172,25 @@ export async function databaseAnswers(db: Db, timeoutMs = 5_000): Promise<boolea
  * guessing from error codes keeps a refused EFA connection from being taken for a lost database.
  */
 export async function whenDatabaseLost<T>(db: Db, job: string | undefined, work: () => Promise<T>): Promise<T> {
+  const previous = databaseInUse;
+  databaseInUse = { db, job };
   try {
     return await work();
   } catch (error) {
-    if (exitCodeOf(error) === ExitCode.failed && !(error instanceof DatabaseUnavailableError) && !(await databaseAnswers(db))) {
-      throw new DatabaseUnavailableError(db.displayUrl, job, { cause: error });
-    }
-    throw error;
+    throw await blameDatabase(error, db, job);
+  } finally {
+    databaseInUse = previous;
   }
+}
+
+/** For an error that escaped every handler: a DatabaseUnavailableError when the database in use stopped answering. */
+export async function explainUncaught(error: unknown): Promise<unknown> {
+  return databaseInUse ? blameDatabase(error, databaseInUse.db, databaseInUse.job) : error;
+}
+
+async function blameDatabase(error: unknown, db: Db, job: string | undefined): Promise<unknown> {
+  if (exitCodeOf(error) !== ExitCode.failed || error instanceof DatabaseUnavailableError) return error;
+  return (await databaseAnswers(db)) ? error : new DatabaseUnavailableError(db.displayUrl, job, { cause: error });
 }
 
 /**
@@ -187,7 +201,14 @@ export async function whenDatabaseLost<T>(db: Db, job: string | undefined, work:
 export function reportFailure(error: unknown, log: Logger, opts: { readonly debug: boolean }): ExitCode {
   const exitCode = exitCodeOf(error);
   const text = errorText(error).replace(/\s*\n\s*/g, '; ');
-  const stack = opts.debug && error instanceof Error && error.stack ? { err: { type: error.name, message: text, stack: redactSecretsInText(error.stack) } } : {};
+  const stack = opts.debug && error instanceof Error ? { err: { type: error.name, message: text, stack: redactSecretsInText(stackWithCauses(error)) } } : {};
   log.error(text, { error: error instanceof Error ? error.name : typeof error, exitCode, ...stack });
   return exitCode;
+}
+
+/** The stack of an error and of each error it wraps (a DatabaseUnavailableError's cause is where it broke). */
+function stackWithCauses(error: Error): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e instanceof Error && parts.length < 5; e = e.cause) parts.push(e.stack ?? `${e.name}: ${e.message}`);
+  return parts.join('\ncaused by: ');
 }

@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
-import { dropUnsetEnvironment, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
+import { dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
 import { registerLookup } from './lookup.js';
 import { registerMigrate } from './migrate.js';
@@ -45,7 +45,7 @@ dropUnsetEnvironment(program);
 
 // An error escaping every handler (a timer, a stream) still ends with one line, not a stack dump.
 process.on('uncaughtException', (error) => {
-  process.exit(reportFailure(error, topLevelLog(), settings));
+  void explainUncaught(error).then((explained) => process.exit(reportFailure(explained, topLevelLog(), settings)));
 });
 
 try {
