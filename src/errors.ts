@@ -1,6 +1,6 @@
 /**
- * Errors that end a command with a specific exit code (contract section 2). Anything else that
- * escapes to the CLI is exit 1.
+ * Errors that end a command with a specific exit code (contract section 2), and the one place that
+ * turns any error into an exit code (`exitCodeOf`) and into one line of text (`errorText`).
  */
 export const ExitCode = {
   succeeded: 0,
@@ -10,6 +10,8 @@ export const ExitCode = {
   locked: 4,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+const exitCodes: ReadonlySet<number> = new Set(Object.values(ExitCode));
 
 /** Bad usage, a bad job file or bad configuration: exit 2, with a message naming the field. */
 export class ConfigError extends Error {
@@ -24,20 +26,65 @@ export class ConfigError extends Error {
   }
 }
 
-/** One line for logs and run records; messages of our named errors already say what and where. */
-export function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+/**
+ * The database stopped answering (or never did): exit 1, a transient failure a scheduler may retry.
+ * Every committed unit of the run is kept, so the next run of the job resumes it.
+ */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+  readonly exitCode = ExitCode.failed;
+  constructor(
+    /** The database URL with its password replaced. */
+    readonly displayUrl: string,
+    /** The job whose next run resumes, when the command was running one. */
+    readonly job: string | undefined,
+    options: { cause: unknown },
+  ) {
+    const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes where this one stopped`;
+    super(`lost the database ${displayUrl} (${errorText(options.cause)})${resume}`, options);
   }
-  return String(error);
+}
+
+/**
+ * The exit code an error ends a command with: its own `exitCode` when it carries one of the
+ * contract's codes (ConfigError, LockedError, the EFA and probe errors), else 1.
+ */
+export function exitCodeOf(error: unknown): ExitCode {
+  const code = (error as { exitCode?: unknown } | null | undefined)?.exitCode;
+  return typeof code === 'number' && exitCodes.has(code) ? (code as ExitCode) : ExitCode.failed;
+}
+
+/**
+ * One line for logs, run records and the CLI's last word. Messages of our named errors already say
+ * what and where; a cause is appended when the message does not contain it. Node's network errors
+ * can have an empty message (pg's AggregateError for a refused connection on ::1 and 127.0.0.1):
+ * their parts or their code stand in.
+ */
+export function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const own = ownText(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const causeText = ownText(cause);
+    if (causeText && !own.includes(causeText)) return own ? `${own}: ${causeText}` : causeText;
+  }
+  return own || error.name;
+}
+
+function ownText(error: Error): string {
+  if (error.message) return error.message;
+  if (error instanceof AggregateError) {
+    const parts = [...new Set(error.errors.map((e) => (e instanceof Error ? ownText(e) : String(e))).filter(Boolean))];
+    if (parts.length > 0) return parts.join('; ');
+  }
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : '';
 }
 
 /**
  * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
- * bad configuration, a lost run): they end the run at once with their own exit code.
+ * bad configuration, a run taken over by another process): they end the run at once.
  */
 export function isFatal(error: unknown): boolean {
-  const code = (error as { exitCode?: unknown } | null)?.exitCode;
-  return code === ExitCode.usage || (error instanceof Error && error.name === 'LeaseLostError');
+  return exitCodeOf(error) === ExitCode.usage || (error instanceof Error && error.name === 'LeaseLostError');
 }

@@ -23,7 +23,6 @@ export function registerDemo(program: Command): void {
     .option('--size <n>', 'pins in the simulated world', (v) => Number(v), 5000);
   addOutputOptions(addDbOption(cmd)).action(async (opts: CommonOptions & { size: number }) => {
     const log = loggerFor(opts);
-    const started = Date.now();
     const sim = await startSimulator({ port: 0, seed: 1, size: opts.size });
     log.info(`simulator with ${sim.world.pinCount} pins at ${sim.url}`);
     const db = await openDb(dbUrlFrom(opts.db));
@@ -43,7 +42,7 @@ export function registerDemo(program: Command): void {
         const top = await sql<{ name: string; lines: number }>`${sql.raw(exampleQuery.replace(/;$/, ''))}`.execute(db.kysely);
         const out = [
           '',
-          `efa-sync demo: job "${summary.job}", run ${summary.runId} ${summary.status}, ${summary.requests} requests, ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
+          `efa-sync demo: job "${summary.job}", run ${summary.runId} ${summary.status} in ${summary.durationS} s, ${summary.requests} requests`,
           '',
           formatTable(['relation', 'rows'], counts),
           `database: ${db.displayUrl}  (open it again with --db ${db.displayUrl}, or efa-sync runs)`,

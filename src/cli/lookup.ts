@@ -4,7 +4,7 @@ import { createEfaClient } from '../efa/index.js';
 import { ConfigError } from '../errors.js';
 import { createFetchTransport, createRequestScheduler } from '../http/index.js';
 import { formatTable } from '../util/table.js';
-import { addOutputOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { addOutputOptions, baseUrlOption, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
 
 interface LookupOptions extends CommonOptions {
   max: number;
@@ -15,11 +15,11 @@ export function registerLookup(program: Command): void {
   const cmd = program
     .command('lookup <text>')
     .description('StopFinder from the command line: print matching stops with their ids')
-    .option('--base-url <url>', 'EFA base URL (default $EFA_BASE_URL)')
+    .addOption(baseUrlOption('EFA base URL, the part before XML_STOPFINDER_REQUEST'))
     .option('--max <n>', 'at most this many hits', positiveNumber('--max'), 20)
-    .addOption(new Option('--dialect <dialect>', 'response dialect of the deployment').choices([...DIALECT_NAMES]).default('json'));
+    .addOption(new Option('--dialect <dialect>', 'response dialect of the deployment').choices([...DIALECT_NAMES]).default('json').env(OPTION_ENV.dialect));
   addOutputOptions(cmd).action(async (text: string, opts: LookupOptions) => {
-    const baseUrl = opts.baseUrl ?? process.env['EFA_BASE_URL'];
+    const baseUrl = opts.baseUrl;
     if (!baseUrl) throw new ConfigError('lookup needs --base-url or $EFA_BASE_URL (e.g. http://127.0.0.1:8080/efa)', 'base-url');
     loggerFor(opts);
     const client = createEfaClient({

@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
-import { exitCodeFor } from './common.js';
+import { dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
 import { registerLookup } from './lookup.js';
 import { registerMigrate } from './migrate.js';
@@ -13,11 +13,23 @@ import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
 import { registerSim } from './sim.js';
 
+// What the raw command line says about output, until commander has parsed the command's options.
+const early = outputSettingsFromArgv(process.argv.slice(2));
+let settings: OutputSettings = early;
+const topLevelLog = (): ReturnType<typeof createLogger> => createLogger({ format: settings.format });
+
 const program = new Command('efa-sync')
   .description('Harvest a Mentz EFA public-transport API into PostGIS: tiled, rate-limited, incremental.')
   .version('0.1.0')
-  .showHelpAfterError('(run efa-sync <command> --help for its options)')
-  .exitOverride();
+  .exitOverride()
+  // Commander's own errors (unknown option, bad choice) are log lines like any other: JSON when asked.
+  .configureOutput({
+    outputError: (text) => topLevelLog().error(text.trim().replace(/^error: /, ''), { error: 'UsageError', exitCode: ExitCode.usage }),
+  });
+if (early.format === 'pretty') program.showHelpAfterError('(run efa-sync <command> --help for its options)');
+program.hook('preAction', (_program, action) => {
+  settings = outputSettingsFrom(action.opts<CommonOptions>(), early);
+});
 
 registerRun(program);
 registerPlan(program);
@@ -29,13 +41,18 @@ registerReport(program);
 registerGrantReader(program);
 registerDemo(program);
 
+dropUnsetEnvironment(program);
+
+// An error escaping every handler (a timer, a stream) still ends with one line, not a stack dump.
+process.on('uncaughtException', (error) => {
+  void explainUncaught(error).then((explained) => process.exit(reportFailure(explained, topLevelLog(), settings)));
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) {
-    // help and version exit 0; any other parse failure is bad usage (contract: exit 2).
-    process.exitCode = error.exitCode === 0 ? ExitCode.succeeded : ExitCode.usage;
-  } else {
-    process.exitCode = exitCodeFor(error, createLogger());
-  }
+  // Help and version exit 0; any other parse failure is bad usage (contract: exit 2). Every other
+  // error is mapped by reportFailure, the one place that turns an error into text and an exit code.
+  if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? ExitCode.succeeded : ExitCode.usage;
+  else process.exitCode = reportFailure(error, topLevelLog(), settings);
 }

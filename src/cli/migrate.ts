@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
+import { addDbOption, addOutputOptions, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
 import { dbUrlFrom, migrate, openDb } from '../db/index.js';
 
 export function registerMigrate(program: Command): void {
@@ -8,7 +8,7 @@ export function registerMigrate(program: Command): void {
     const log = loggerFor(opts);
     const db = await openDb(dbUrlFrom(opts.db));
     try {
-      const result = await migrate(db);
+      const result = await whenDatabaseLost(db, undefined, () => migrate(db));
       const summary = { db: db.displayUrl, applied: result.applied, schemaVersion: result.current };
       if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       else

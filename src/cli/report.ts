@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { writeRunReport } from '../report/index.js';
 import { RunNotFoundError } from '../report/queries.js';
-import { addDbOption, openMigratedDb, type CommonOptions } from './common.js';
+import { addDbOption, addLogOptions, openMigratedDb, type CommonOptions } from './common.js';
 
 interface ReportOptions extends CommonOptions {
   run?: string;
@@ -19,7 +19,7 @@ export function registerReport(program: Command): void {
       return v;
     })
     .option('--out <file>', 'the HTML file to write', 'report.html');
-  addDbOption(cmd).action(async (opts: ReportOptions) => {
+  addLogOptions(addDbOption(cmd)).action(async (opts: ReportOptions) => {
     const db = await openMigratedDb(opts);
     try {
       const r = await writeRunReport(db, opts.run, opts.out);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { entities, type Relation, type RunScope } from '../entities/index.js';
 import type { Tx } from './connect.js';
 import type { RunRef } from './merge.js';
@@ -43,6 +43,8 @@ export class LeaseLostError extends Error {
 export interface OpenedRun extends RunRef {
   /** The fencing token: every commit of this process checks it still holds the run. */
   readonly lease: string;
+  /** efa.runs.started_at: a run's one duration runs from here to its finished_at, resumes included. */
+  readonly startedAt: Date;
 }
 
 export async function createRun(
@@ -67,16 +69,21 @@ export async function createRun(
       host: hostname(),
       lease,
     })
-    .returning('run_id')
+    .returning(['run_id', 'started_at'])
     .executeTakeFirstOrThrow();
-  return { runId: String(row.run_id), source: run.scope.source, lease };
+  return { runId: String(row.run_id), source: run.scope.source, lease, startedAt: new Date(row.started_at) };
 }
 
 /** Takes over an interrupted run: a new lease, so a process still working on it can commit nothing more. */
 export async function takeOverRun(db: Kysely<Database>, runId: string, source: string): Promise<OpenedRun> {
   const lease = randomUUID();
-  await db.updateTable('efa.runs').set({ lease, pid: process.pid, host: hostname(), heartbeat_at: new Date() }).where('run_id', '=', runId).execute();
-  return { runId, source, lease };
+  const row = await db
+    .updateTable('efa.runs')
+    .set({ lease, pid: process.pid, host: hostname(), heartbeat_at: new Date() })
+    .where('run_id', '=', runId)
+    .returning('started_at')
+    .executeTakeFirstOrThrow();
+  return { runId, source, lease, startedAt: new Date(row.started_at) };
 }
 
 /**
@@ -91,15 +98,23 @@ export async function assertLease(tx: Tx, run: OpenedRun): Promise<void> {
 export async function finishRun(
   tx: Tx,
   run: OpenedRun,
-  end: { status: Exclude<RunStatus, 'running'>; requests: number; stats: RelationCounts; meta: RunMeta; messages: unknown; error?: string | undefined },
+  end: {
+    status: Exclude<RunStatus, 'running'>;
+    finishedAt: Date;
+    requests: number;
+    stats: RelationCounts;
+    meta: RunMeta;
+    messages: unknown;
+    error?: string | undefined;
+  },
 ): Promise<void> {
   await assertLease(tx, run);
   await tx.kysely
     .updateTable('efa.runs')
     .set({
       status: end.status,
-      finished_at: new Date(),
-      heartbeat_at: new Date(),
+      finished_at: end.finishedAt,
+      heartbeat_at: end.finishedAt,
       requests: end.requests,
       stats: JSON.stringify(relationCountsSchema.parse(end.stats)),
       meta: JSON.stringify(runMetaSchema.parse(end.meta)),
@@ -253,18 +268,29 @@ export async function seenCount(db: Kysely<Database>, runId: string, relation: R
   return r.rows[0]?.n ?? 0;
 }
 
-/** How many runs of this job came before: the night number of the rolling ServingLines share. */
-export async function nightNumber(db: Kysely<Database>, jobName: string, runId: string): Promise<number> {
+/** How many runs of this job came before (before `runId`, or all): the night number of the rolling ServingLines share. */
+export async function nightNumber(db: Kysely<Database>, jobName: string, runId?: string): Promise<number> {
   const r = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM efa.runs WHERE job_name = ${jobName} AND run_id < ${runId}::bigint`.execute(db);
+    SELECT count(*)::int AS n FROM efa.runs WHERE job_name = ${jobName} AND (${runId ?? null}::bigint IS NULL OR run_id < ${runId ?? null}::bigint)`.execute(db);
   return r.rows[0]?.n ?? 0;
 }
 
 /**
+ * Whether a stop's lines are due on a night: its lines were never fetched for this source, or it
+ * falls in the night's rolling share `hash(stop) mod N = night mod N`, so every stop is refreshed
+ * within N nights. One definition for the sweep and for `plan`.
+ */
+function stopLinesDue(stopId: RawBuilder<unknown>, source: string, q: { all: boolean; everyNights: number; night: number }): RawBuilder<unknown> {
+  return sql`(${q.all}::boolean
+    OR NOT EXISTS (SELECT 1 FROM efa.run_tiles t JOIN efa.runs r ON r.run_id = t.run_id
+                   WHERE t.operation = 'servingLines' AND t.subject = ${stopId} AND t.status = 'done' AND r.source = ${source})
+    OR mod(hashtext(${stopId})::bigint + 2147483648, ${q.everyNights}::bigint) = ${q.night % q.everyNights}::bigint)`;
+}
+
+/**
  * Stops of this run's source that it has seen and whose lines are due, a page at a time (a
- * million-pin region is never held in memory): every stop when `all`; otherwise stops new or
- * changed in this run, stops whose lines this source never fetched, and the rolling share
- * `hash(stop) mod N = night mod N`, so every stop is refreshed within N nights.
+ * million-pin region is never held in memory): stops new or changed in this run, and those
+ * stopLinesDue names.
  */
 export async function dueStopsPage(
   db: Kysely<Database>,
@@ -274,13 +300,25 @@ export async function dueStopsPage(
   const page = await sql<{ id: string }>`
     SELECT p.id FROM efa.run_seen s JOIN efa.pins p ON p.source = s.source AND p.pin_key = s.key
     WHERE s.run_id = ${run.runId}::bigint AND s.relation = 'pins' AND p.type = 'STOP' AND p.id IS NOT NULL AND p.id > ${q.after}
-      AND (${q.all}::boolean OR p.changed_run = ${run.runId}::bigint
-           OR NOT EXISTS (SELECT 1 FROM efa.run_tiles t JOIN efa.runs r ON r.run_id = t.run_id
-                          WHERE t.operation = 'servingLines' AND t.subject = p.id AND t.status = 'done'
-                            AND r.source = ${run.source})
-           OR mod(hashtext(p.id)::bigint + 2147483648, ${q.everyNights}::bigint) = ${q.night % q.everyNights}::bigint)
+      AND (p.changed_run = ${run.runId}::bigint OR ${stopLinesDue(sql.ref('p.id'), run.source, q)})
     ORDER BY p.id LIMIT ${q.limit}`.execute(db);
   return page.rows.map((r) => r.id);
+}
+
+/** Live stops of a source in a box, and how many of them stopLinesDue names: what `plan` budgets. */
+export async function countDueStops(
+  db: Kysely<Database>,
+  source: string,
+  bbox: readonly [number, number, number, number],
+  q: { all: boolean; everyNights: number; night: number },
+): Promise<{ known: number; due: number }> {
+  const [x0, y0, x1, y1] = bbox;
+  const r = await sql<{ known: number; due: number }>`
+    SELECT count(*)::int AS known, count(*) FILTER (WHERE ${stopLinesDue(sql.ref('p.id'), source, q)})::int AS due
+    FROM efa.pins p
+    WHERE p.source = ${source} AND p.type = 'STOP' AND p.id IS NOT NULL AND p.deleted_at IS NULL
+      AND p.geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326)`.execute(db);
+  return { known: r.rows[0]?.known ?? 0, due: r.rows[0]?.due ?? 0 };
 }
 
 export interface GoneOutcome {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RunSummary } from '../sweep/run.js';
 
@@ -92,11 +92,11 @@ const valueText = (n: number): string => (Number.isNaN(n) ? 'NaN' : n === Infini
 
 /**
  * Writes the file atomically: the textfile collector may read at any moment and must never see
- * half a file. The temporary name does not end in `.prom`, so the collector ignores it.
+ * half a file. The temporary name does not end in `.prom`, so the collector ignores it. The
+ * directory is not created: it is the collector's, and a typo in it must show, not grow a tree.
  */
 export async function writeMetricsFile(path: string, text: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await writeFile(tmp, text, 'utf8');

@@ -6,8 +6,9 @@ export interface ProgressSource {
 }
 
 /**
- * Progress of a run: a redrawn bar on a terminal, a log line every few seconds otherwise
- * (cron mail, journald and Kubernetes logs want lines, not carriage returns).
+ * Progress of a run: on a terminal, a bar in the logger's status line (below the log lines, redrawn
+ * in place; a log line never lands inside it); otherwise a log line every few seconds (cron mail,
+ * journald and Kubernetes logs want lines, not carriage returns).
  */
 export class Progress {
   #total = 0;
@@ -22,7 +23,6 @@ export class Progress {
     private readonly log: Logger,
     private readonly source: ProgressSource,
     private readonly mode: 'bar' | 'lines' | 'off',
-    private readonly stream: NodeJS.WriteStream = process.stderr,
   ) {}
 
   start(): void {
@@ -47,7 +47,7 @@ export class Progress {
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
-    if (this.mode === 'bar') this.stream.write('\r\x1b[2K');
+    if (this.mode === 'bar') this.log.status?.(undefined);
   }
 
   snapshot(): { phase: string; done: number; total: number; requests: number; rate: number; errors: number; etaS: number | null } {
@@ -66,7 +66,7 @@ export class Progress {
       const filled = s.total > 0 ? Math.min(width, Math.round((s.done / s.total) * width)) : 0;
       const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
       const eta = s.etaS === null ? '' : ` · ETA ${s.etaS}s`;
-      this.stream.write(`\r\x1b[2K${s.phase} [${bar}] ${s.done}/${s.total} · ${s.requests} req · ${s.rate} req/s · ${s.errors} errors${eta}`);
+      this.log.status?.(`${s.phase} [${bar}] ${s.done}/${s.total} · ${s.requests} req · ${s.rate} req/s · ${s.errors} errors${eta}`);
     } else if (Date.now() - this.#lastLine >= 5000) {
       this.#lastLine = Date.now();
       this.log.info('progress', s);

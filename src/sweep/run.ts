@@ -144,7 +144,6 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const job = effectiveJob(opts);
   const { db, log } = opts;
   const full = opts.full ?? false;
-  const started = Date.now();
   await migrate(db);
   // Every credential the configuration holds, in every form it may be echoed: redacted from
   // everything the run stores or prints.
@@ -155,7 +154,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     const { run, resumed } = await openRun(opts, job, full, secrets);
     await lock.holds(run.runId);
     log.info(`run ${run.runId} of job ${job.name} (source ${run.source}) ${resumed ? 'resumed' : 'started'}`, { baseUrl: job.baseUrl, db: db.displayUrl });
-    return await sweepAndFinish(opts, job, run, resumed, full, started, secrets);
+    return await sweepAndFinish(opts, job, run, resumed, full, secrets);
   } finally {
     await lock.release();
   }
@@ -178,7 +177,6 @@ async function sweepAndFinish(
   run: OpenedRun,
   resumed: boolean,
   full: boolean,
-  started: number,
   secrets: readonly string[],
 ): Promise<RunSummary> {
   const { db, log } = opts;
@@ -219,12 +217,13 @@ async function sweepAndFinish(
     await sweepAddInfo(ctx);
   } catch (error) {
     failure = error;
-    log.error(`run ${run.runId} failed: ${redactText(errorText(error), secrets)}`);
+    // The CLI says it once, as the run's last word; here only for debugging.
+    log.debug(`run ${run.runId} failed: ${redactText(errorText(error), secrets)}`);
   } finally {
     progress.stop();
   }
   if (failure !== undefined && (failure as Error).name === 'LeaseLostError') throw failure;
-  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, started, requestBudget });
+  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget });
 }
 
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
@@ -252,7 +251,7 @@ async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['jo
 async function finalise(
   opts: RunJobOptions,
   ctx: SweepContext,
-  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; started: number; requestBudget: number },
+  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; requestBudget: number },
 ): Promise<RunSummary> {
   const { db, log, job, run, stats } = ctx;
   const { failure } = end;
@@ -272,7 +271,9 @@ async function finalise(
   let gone: GoneOutcome = { marked: {}, held: [] };
   let status: Exclude<RunStatus, 'running'> = 'failed';
   let relations: RelationCounts = {};
-  const durationS = Math.round((Date.now() - end.started) / 100) / 10;
+  // One duration per run, the same everywhere: efa.runs' started_at to finished_at.
+  const finishedAt = new Date();
+  const durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
   await db.transaction(async (tx) => {
     if (silentCap !== undefined) {
       // Tiles judged before the cap was noticed and that answered it are not complete.
@@ -304,7 +305,7 @@ async function finalise(
       heldDeletions: gone.held,
       durationS,
     };
-    await finishRun(tx, run, { status, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets) });
+    await finishRun(tx, run, { status, finishedAt, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets) });
   });
   for (const h of gone.held) {
     log.warn(

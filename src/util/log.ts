@@ -1,10 +1,15 @@
 import { isSecretName, REDACTED, redactDeep, redactText } from './redact.js';
+import { createLogUpdate } from 'log-update';
+import { pino } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 /**
- * Logs go to stderr (stdout is for `--json` summaries and command output), either as plain
- * lines for people or as one JSON object per line for log collectors.
+ * Logs go to stderr (stdout is for `--json` summaries and command output), through pino: one JSON
+ * object per line for log collectors (`json`), or pino-pretty's single lines for people (`pretty`).
+ * A progress bar shares the terminal with them through `LogOutput`, never the same line.
  */
 export type LogFormat = 'pretty' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -13,9 +18,13 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /**
+   * Shows `text` as the status line below the log lines (a progress bar), or removes it
+   * (`undefined`). Where the output is not a terminal there is no status line and this does nothing.
+   */
+  status?(text: string | undefined): void;
 }
 
-const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** Values under secret-looking keys are replaced; URLs in strings lose their credentials. */
 export function redactFields(fields: LogFields): LogFields {
@@ -29,27 +38,99 @@ export function redactSecretsInText(text: string): string {
   return redactText(text);
 }
 
-export function createLogger(opts: { format?: LogFormat; level?: LogLevel; stream?: NodeJS.WritableStream } = {}): Logger {
-  const stream = opts.stream ?? process.stderr;
-  const format = opts.format ?? (process.stderr.isTTY ? 'pretty' : 'json');
-  const min = order[opts.level ?? 'info'];
-  const write = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
-    if (order[level] < min) return;
-    const safe = redactFields(fields);
-    const text = redactSecretsInText(msg);
-    if (format === 'json') {
-      stream.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg: text, ...safe })}\n`);
+/** A stream as far as the terminal questions go: is it one, and how wide. */
+export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
+
+/**
+ * The stream that log lines and a transient status line (the progress bar) share. On a terminal
+ * the status line stays below the log lines: log-update erases it before a log line is written
+ * and it is drawn again right after, so a log line never lands in the middle of the bar. Elsewhere
+ * (cron mail, journald, Kubernetes logs) there is no status line: only whole lines.
+ */
+export class LogOutput {
+  readonly interactive: boolean;
+  #frame: ReturnType<typeof createLogUpdate> | undefined;
+  #status: string | undefined;
+
+  constructor(readonly stream: OutputStream) {
+    this.interactive = stream.isTTY === true;
+  }
+
+  /** Writes one or more whole lines (the text ends with a line feed). */
+  writeLines(text: string): void {
+    if (this.#status === undefined || this.#frame === undefined) {
+      this.stream.write(text);
       return;
     }
-    const extra = Object.entries(safe)
-      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-      .join(' ');
-    stream.write(`${level === 'info' ? '' : `${level.toUpperCase()} `}${text}${extra ? `  ${extra}` : ''}\n`);
+    this.#frame.persist(text.endsWith('\n') ? text.slice(0, -1) : text);
+    this.#frame(this.#status);
+  }
+
+  setStatus(text: string | undefined): void {
+    if (text === undefined) {
+      if (this.#status !== undefined) this.#frame?.clear();
+      this.#status = undefined;
+      return;
+    }
+    if (!this.interactive) return;
+    // The cursor stays visible: a run killed mid-bar must not leave the user's terminal without one.
+    this.#frame ??= createLogUpdate(this.stream, { showCursor: true });
+    this.#status = text;
+    this.#frame(text);
+  }
+}
+
+/** Every logger of the process that writes to stderr shares one output, and so one status line. */
+let stderrOutput: LogOutput | undefined;
+export function stderrLogOutput(): LogOutput {
+  stderrOutput ??= new LogOutput(process.stderr);
+  return stderrOutput;
+}
+
+export interface LoggerOptions {
+  /** Default: pretty on a terminal, json elsewhere. */
+  readonly format?: LogFormat;
+  readonly level?: LogLevel;
+  /** Default: stderr. */
+  readonly stream?: OutputStream;
+  /** Instead of `stream`: an output shared with other loggers. */
+  readonly output?: LogOutput;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const output = opts.output ?? (opts.stream === undefined || opts.stream === process.stderr ? stderrLogOutput() : new LogOutput(opts.stream));
+  const format = opts.format ?? (output.interactive ? 'pretty' : 'json');
+  const prettify =
+    format === 'pretty'
+      ? pinoPretty.prettyFactory({
+          colorize: output.interactive && !process.env['NO_COLOR'],
+          translateTime: 'SYS:HH:MM:ss',
+          ignore: 'pid,hostname',
+          singleLine: true,
+          errorLikeObjectKeys: ['err'],
+        })
+      : undefined;
+  const destination = { write: (line: string): void => output.writeLines(prettify ? prettify(line) : line) };
+  const logger = pino(
+    {
+      level: opts.level ?? 'info',
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Fields arrive redacted and serialisable (an error's stack as { type, message, stack } text).
+      serializers: { err: (value: unknown) => value },
+    },
+    destination,
+  );
+  const write = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
+    if (!logger.isLevelEnabled(level)) return;
+    logger[level](redactFields(fields), redactSecretsInText(msg));
   };
   return {
     debug: (m, f) => write('debug', m, f),
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),
+    status: (text) => output.setStatus(text),
   };
 }
