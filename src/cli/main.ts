@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
 import { exitCodeFor } from './common.js';
 import { registerDemo } from './demo.js';
+import { registerDoctor } from './doctor.js';
 import { registerLookup } from './lookup.js';
 import { registerMigrate } from './migrate.js';
 import { registerPlan } from './plan.js';
@@ -11,6 +12,7 @@ import { registerReport } from './report.js';
 import { registerGrantReader } from './grant-reader.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
+import { registerServe } from './serve.js';
 import { registerSim } from './sim.js';
 
 const program = new Command('efa-sync')
@@ -27,6 +29,8 @@ registerSim(program);
 registerLookup(program);
 registerReport(program);
 registerGrantReader(program);
+registerServe(program);
+registerDoctor(program);
 registerDemo(program);
 
 try {
