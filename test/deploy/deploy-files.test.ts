@@ -79,7 +79,7 @@ function stages(instructions: readonly Instruction[]): Instruction[][] {
 }
 
 /** An exec-form instruction's JSON array (ENTRYPOINT ["node", "…"]). */
-const execForm = (i: Instruction | undefined): string[] => (i ? (JSON.parse(i.getRawArgumentsContent() ?? "[]") as string[]) : []);
+const execForm = (i: Instruction | undefined): string[] => (i ? (JSON.parse(i.getRawArgumentsContent() ?? '[]') as string[]) : []);
 
 describe('deployment files against the CLI', () => {
   let cli: CliSurface;
