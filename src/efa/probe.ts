@@ -66,7 +66,7 @@ export interface ProbeOptions {
   /** Per request; default the job's timeoutMs, at most 15 s. */
   readonly timeoutMs?: number;
   /** Where `headers: { X: { env: NAME } }` are read from; default process.env. */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The job's upstream could not be used as configured (404/401/403, unreachable, another dialect): exit 2. */
@@ -113,7 +113,7 @@ function recognisedDialects(body: unknown): string[] {
   return order.filter((d) => d.detect(body)).map((d) => d.name);
 }
 
-function headersFrom(job: Job, env: NodeJS.ProcessEnv): Record<string, string> {
+function headersFrom(job: Job, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(job.headers ?? {})) {
     if (typeof value === 'string') out[name] = value;
