@@ -30,6 +30,12 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+/** The psql line that connects to a served database; PGlite's user and database are postgres/postgres. */
+export function psqlCommand(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `psql "postgresql://postgres@${shown}:${port}/postgres?sslmode=disable"`;
+}
+
 /** `serve` only opens an embedded database: a PostgreSQL server already speaks the protocol itself. */
 export class NotEmbeddedError extends ConfigError {
   override name = 'NotEmbeddedError';
@@ -63,12 +69,11 @@ export async function startServe(options: ServeOptions): Promise<Served> {
     await server.start();
     const conn = server.getServerConn();
     const port = Number(conn.slice(conn.lastIndexOf(':') + 1));
-    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
     return {
       host,
       port,
       readOnly,
-      psql: `psql "postgresql://postgres@${shownHost}:${port}/postgres?sslmode=disable"`,
+      psql: psqlCommand(host, port),
       stop: async () => {
         await server.stop();
         await db.close();
