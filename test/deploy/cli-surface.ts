@@ -104,10 +104,16 @@ export function shellWords(line: string): string[] {
   return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
 }
 
-/** The efa-sync arguments of a command line that runs it (`efa-sync …`, `npx efa-sync …`, `node …/main.js …`). */
+/**
+ * The efa-sync arguments of a command line that runs it (`efa-sync …`, `npx efa-sync …`, `node …/main.js …`,
+ * `docker run … efa-sync:tag …`, `docker compose run efa-sync …`). Lines that only name the image or a
+ * Kubernetes object called efa-sync (`docker build -t`, `kubectl …`) run no efa-sync command: undefined.
+ */
 export function efaSyncArgv(line: string): string[] | undefined {
   const words = shellWords(line);
-  const at = words.findIndex((w) => w === 'efa-sync' || /(^|\/)dist\/src\/cli\/main\.js$/.test(w));
+  if (words[0] === 'kubectl' || (words[0] === 'docker' && words[1] === 'build')) return undefined;
+  // The bin, the built entry point, or the image (`docker run … efa-sync:0.1.0 run …`, whose entrypoint is efa-sync).
+  const at = words.findIndex((w) => /^([\w.-]+\/)*efa-sync(:[\w.-]+)?$/.test(w) || /(^|\/)dist\/src\/cli\/main\.js$/.test(w));
   if (at < 0) return undefined;
   const argv: string[] = [];
   for (const w of words.slice(at + 1)) {
