@@ -76,6 +76,9 @@ export async function startServe(options: ServeOptions): Promise<Served> {
       psql: psqlCommand(host, port),
       stop: async () => {
         await server.stop();
+        // Each detached socket still finishes its 'close' handling on a later tick, asking PGlite
+        // whether a transaction is open; closing PGlite under it crashes the process. Let those run first.
+        await new Promise((resolve) => setTimeout(resolve, 250));
         await db.close();
         await lock.release();
       },
