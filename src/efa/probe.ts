@@ -261,7 +261,14 @@ export async function probeUpstream(
     requests.push(['servingLines', lineName !== undefined
       ? { send: (c) => c.servingLinesByName({ lineName }) }
       : sweeps.servingLines.forStops
-        ? { send: async (c) => (stopIdSeen === undefined ? Promise.reject(new NoStopToAsk()) : c.servingLinesAtStop({ stopId: stopIdSeen })) }
+        ? {
+            send: async (c) => {
+              // The CoordInfo probe may have returned a POI: ask once more for one stop near the centre.
+              stopIdSeen ??= await findStopNear(c, centre);
+              if (stopIdSeen === undefined) throw new NoStopToAsk();
+              return c.servingLinesAtStop({ stopId: stopIdSeen });
+            },
+          }
         : { skip: 'no lineName to ask for' }]);
   }
   if (sweeps.addInfo) {
@@ -299,7 +306,7 @@ export async function probeUpstream(
       });
     } catch (error) {
       if (error instanceof NoStopToAsk) {
-        checks.push({ operation, outcome: 'skipped', message: 'skipped: the CoordInfo probe found no stop id to ask for', durationMs: 0 });
+        checks.push({ operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 });
         continue;
       }
       checks.push({ operation, durationMs: Date.now() - started, ...classifyFailure(operation, error, dialectName, dialect.lastBody()) });
@@ -309,7 +316,24 @@ export async function probeUpstream(
   return { baseUrl: redactedBase(baseUrl), dialect: dialectName, checks, configurationErrors, ok: checks.every((c) => c.outcome === 'ok' || c.outcome === 'skipped') };
 }
 
-/** ServingLines for stops, but the CoordInfo probe returned no stop to ask about. */
+/** Half the side of the box searched for a stop to ask ServingLines about: a couple of kilometres. */
+const stopSearchHalfDeg = 0.02;
+
+/** A stop id near the centre, or undefined; a failing CoordInfo is its own check's finding, not ServingLines'. */
+async function findStopNear(client: EfaClient, centre: { lon: number; lat: number }): Promise<string | undefined> {
+  try {
+    const result = await client.coordInfoBox({
+      bbox: [centre.lon - stopSearchHalfDeg, centre.lat - stopSearchHalfDeg, centre.lon + stopSearchHalfDeg, centre.lat + stopSearchHalfDeg],
+      filters: [{ type: 'STOP' }],
+      max: 1,
+    });
+    return result.records.find((p) => p.id)?.id ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** ServingLines for stops, but no stop near the region's centre to ask about. */
 class NoStopToAsk extends Error {
   override name = 'NoStopToAsk';
 }
