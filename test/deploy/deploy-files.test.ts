@@ -26,6 +26,7 @@ interface ComposeService {
   environment?: Record<string, string> | string[];
   volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
 }
 interface Compose {
   services: Record<string, ComposeService>;
@@ -208,6 +209,8 @@ describe('deployment files against the CLI', () => {
     const etl = services.find(([, s]) => s.image?.startsWith('efa-sync') && Array.isArray(s.command) && s.command[0] === 'run');
     const sim = services.find(([, s]) => s.image?.startsWith('efa-sync') && Array.isArray(s.command) && s.command[0] === 'sim');
     expect(db?.image).toMatch(/^postgis\/postgis:/);
+    // Healthy only once the real server listens on TCP, after the init scripts created the role.
+    expect(db?.healthcheck?.test.join(' ')).toMatch(/pg_isready -h 127\.0\.0\.1/);
     if (!etl || !sim || !db) throw new Error('compose needs db, sim and an efa-sync run');
     for (const [, s] of [etl, sim]) expect(s.build).toBeDefined();
 
