@@ -1,7 +1,7 @@
 /**
  * A realistic nightly job for a real EFA deployment (VVS, Stuttgart). Documented, not run in CI:
  * CI has no network. Run it with `efa-sync run jobs/example-vvs.ts --db postgres://…`.
- * Copied into a project of your own, it needs the package there (`npm install efa-sync`): the import
+ * Copied into a project of your own, it needs the package there (`npm pack` here, then `npm install <the .tgz>` there): the import
  * below is the package's public API, which gives your editor the types of every option.
  *
  * Be polite: public EFA servers are shared infrastructure. 3 requests per second and 2 in flight
