@@ -1,11 +1,13 @@
 /**
  * A realistic nightly job for a real EFA deployment (VVS, Stuttgart). Documented, not run in CI:
  * CI has no network. Run it with `efa-sync run jobs/example-vvs.ts --db postgres://…`.
+ * Copied into a project of your own, it needs the package there (`npm pack` here, then `npm install <the .tgz>` there): the import
+ * below is the package's public API, which gives your editor the types of every option.
  *
  * Be polite: public EFA servers are shared infrastructure. 3 requests per second and 2 in flight
  * sweep the Stuttgart core (about 9,000 stops and POIs with maxPerRequest 500) in well under an hour.
  */
-import { defineJob } from '../src/job/index.js';
+import { defineJob } from 'efa-sync';
 
 export default defineJob({
   name: 'vvs-stuttgart',

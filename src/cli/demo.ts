@@ -8,6 +8,7 @@ import { runJob } from '../sweep/run.js';
 import { formatTable } from '../util/table.js';
 import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
 import { printRunSummary } from './run.js';
+import { connectionHelp, defaultServePort, psqlCommand } from './serve.js';
 
 const exampleQuery = `SELECT s.name, count(*) AS lines
 FROM efa.stops s JOIN efa.stop_lines sl USING (stop_id)
@@ -52,6 +53,18 @@ export function registerDemo(program: Command): void {
           '',
           formatTable(['stop', 'lines'], top.rows.map((r) => [r.name, String(r.lines)])),
           `report of this run (offline HTML with a map): ${report.file}`,
+          ...(db.kind === 'pglite'
+            ? [
+                '',
+                `open it in psql, QGIS or a BI tool: npx efa-sync serve --db ${db.displayUrl}   (read-only; while it runs:)`,
+                ...connectionHelp({
+                  host: '127.0.0.1',
+                  port: defaultServePort,
+                  readOnly: true,
+                  psql: psqlCommand('127.0.0.1', defaultServePort),
+                }).slice(0, 2),
+              ]
+            : []),
         ];
         process.stdout.write(`${out.join('\n')}\n`);
       }

@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
 import { dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
+import { registerDoctor } from './doctor.js';
 import { registerLookup } from './lookup.js';
 import { registerMigrate } from './migrate.js';
 import { registerPlan } from './plan.js';
@@ -11,6 +12,7 @@ import { registerReport } from './report.js';
 import { registerGrantReader } from './grant-reader.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
+import { registerServe } from './serve.js';
 import { registerSim } from './sim.js';
 
 // What the raw command line says about output, until commander has parsed the command's options.
@@ -39,6 +41,8 @@ registerSim(program);
 registerLookup(program);
 registerReport(program);
 registerGrantReader(program);
+registerServe(program);
+registerDoctor(program);
 registerDemo(program);
 
 dropUnsetEnvironment(program);

@@ -5,6 +5,7 @@ import { createLogger } from '../util/log.js';
 import { positiveNumber } from './common.js';
 
 interface SimOptions {
+  host: string;
   port: number;
   seed: number;
   size: number;
@@ -26,7 +27,8 @@ function localIdBase(value: string): number {
 export function registerSim(program: Command): void {
   program
     .command('sim')
-    .description('serve the local EFA simulator on 127.0.0.1 (the five operations of efa-api.md)')
+    .description('serve the local EFA simulator, on 127.0.0.1 unless --host (the five operations of efa-api.md)')
+    .option('--host <address>', 'address to listen on (0.0.0.0 inside a container)', '127.0.0.1')
     .option('--port <n>', 'port (0 = any free port)', (v) => (v === '0' ? 0 : positiveNumber('--port')(v)), 8080)
     .option('--seed <n>', 'seed of the generated world', positiveNumber('--seed'), 1)
     .option('--size <n>', 'pins in the generated world', positiveNumber('--size'), 5000)
@@ -50,6 +52,7 @@ export function registerSim(program: Command): void {
       }
       const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
       const sim = await startSimulator({
+        host: opts.host,
         port: opts.port,
         seed: opts.seed,
         size: opts.size,

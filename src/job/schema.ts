@@ -155,6 +155,8 @@ export const headersSchema = z
 const identifier = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
 export const jobSchema = z.strictObject({
+  /** The JSON Schema an editor checks the file against (schema/job.schema.json); ignored by efa-sync. */
+  $schema: z.string().optional(),
   name: z.string().regex(identifier, 'name: letters, digits, _ . - (at most 63)'),
   /**
    * The deployment this job harvests. Every row belongs to one source; jobs of the same deployment

@@ -1,6 +1,7 @@
 import { buildTimeline, operationLegend, renderRowsChart, renderTimeline, rowsLegend, type RelationRows } from './charts.js';
 import { esc, num } from './escape.js';
 import { densityLegend, renderMap } from './map.js';
+import { renderLiveMap, type LiveMap } from './live-map.js';
 import { leafTiles, type ReportData, type ReportUnit } from './queries.js';
 
 /** The relations of `efa.runs.stats` (keys starting with `_` are run counters, not relations). */
@@ -64,21 +65,45 @@ function problemsSection(units: readonly ReportUnit[]): string {
     (bad.length ? table(['operation', 'unit', 'status', 'hits', 'attempts', 'bbox (lon/lat)', 'error'], rows, 'problems') : '<p>None: every unit was fetched completely.</p>') + '</section>';
 }
 
-function mapSection(d: ReportData): string {
-  if (!d.extent) return '<section><h2>Map</h2><p>Nothing to draw: the run has no CoordInfo tiles, region or stored geometry.</p></section>';
+/** The failed and capped tiles, each a button that zooms the interactive map to it. */
+function problemList(tiles: readonly (ReportUnit & { bbox: readonly number[] })[]): string {
+  const failed = tiles.filter((t) => t.status === 'failed');
+  const capped = tiles.filter((t) => t.status === 'capped');
+  if (failed.length + capped.length === 0) {
+    return '<div id="map-problems" class="map-problems none">Every swept tile was answered completely.</div>';
+  }
+  const button = (t: ReportUnit): string => `<button type="button" data-tile="${esc(t.tileId)}">${esc(t.tileId)} (${num(t.hits)} objects)</button>`;
+  const part = (list: readonly ReportUnit[], what: string): string =>
+    list.length ? `<div><b>${num(list.length)} ${what}</b> ${list.map(button).join('')}</div>` : '';
+  return `<div id="map-problems" class="map-problems">${part(failed, `tile${failed.length === 1 ? '' : 's'} failed after every retry: objects there may be missing or out of date, and none were marked deleted.`)}` +
+    `${part(capped, `tile${capped.length === 1 ? '' : 's'} capped: the server's answer limit was reached in a tile too small to split, so some objects there may be missing.`)}` +
+    '<small>Click one to zoom to it.</small></div>';
+}
+
+function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
+  if (!d.extent) return { html: '<section><h2>Map</h2><p>Nothing to draw: this run swept no area and stored nothing with a location.</p></section>', live: null };
   const tiles = leafTiles(d.units);
+  const live = renderLiveMap({ extent: d.extent, tiles, areas: d.areas, layers: d.layers }, problemList(tiles));
   const s = d.stops;
   const stopNote = s.cellDeg === null
-    ? `${num(s.total)} stops in the map extent, one dot each.`
-    : `${num(s.total)} stops in the map extent, more than can be drawn one by one: aggregated to ${num(s.dots.length)} dots, one per grid cell of ${s.cellDeg.toFixed(4)}° (dot area grows with the number of stops in the cell).`;
-  return `<section><h2>Map</h2>${renderMap({ extent: d.extent, tiles, areas: d.areas, stops: s })}` +
-    `<div class="legend"><div>CoordInfo leaf tiles shaded by hit density:<br>${densityLegend(tiles)}</div>` +
-    `<div><span class="key"><i class="k-capped"></i>capped (hit the max, too small to split)</span>` +
-    `<span class="key"><i class="k-failed"></i>failed after retries</span><span class="key"><i class="k-area"></i>operating area (${d.areas.length})</span>` +
-    `<span class="key"><i class="k-stop"></i>stop</span></div></div>` +
-    `<p class="note">${num(tiles.length)} leaf tiles. ${stopNote} Stops and areas are the current rows of efa.stops and efa.operating_areas ` +
-    `(clipped to the extent of the run's tiles). Equirectangular projection, x scaled by cos(latitude), north up. ` +
-    `Extent ${esc(d.extent.map((v) => v.toFixed(4)).join(', '))} (lon/lat).</p></section>`;
+    ? `${num(s.total)} stops, one dot each.`
+    : `${num(s.total)} stops, too many to print one by one: one dot per ${s.cellDeg.toFixed(4)}° square, larger where the square holds more stops.`;
+  const capped = (p: { total: number; shown: readonly unknown[] }, what: string): string =>
+    p.shown.length < p.total ? ` Only the first ${num(p.shown.length)} of ${num(p.total)} ${what} are drawn.` : '';
+  const html = `<section><h2>Map</h2>
+<p class="note">The area this run swept, as squares (tiles): each is one question to the server. Darker squares held more objects per km². ` +
+    `<b>Red dashed squares failed</b> after every retry and <b>orange squares were capped</b>: data there may be incomplete, and nothing there was marked deleted. ` +
+    `Drag to pan, scroll or use + and − to zoom, hover a stop, a tile or an area for its name, and tick the layers on the right to show or hide them. ` +
+    `Purple outlines are the operating areas of sharing providers; points of interest start hidden.${capped(d.layers.stops, 'stops')}${capped(d.layers.pois, 'points of interest')}${capped(d.layers.parking, 'parking objects')}</p>
+${live.markup}
+<figure class="map-static">${renderMap({ extent: d.extent, tiles, areas: d.areas, stops: s })}
+<div class="legend"><div>Objects per km² in each swept tile:<br>${densityLegend(tiles)}</div>` +
+    `<div><span class="key"><i class="k-capped"></i>capped (answer limit reached, too small to split)</span>` +
+    `<span class="key"><i class="k-failed"></i>failed after every retry</span><span class="key"><i class="k-area"></i>sharing operating area (${d.areas.length})</span>` +
+    `<span class="key"><i class="k-stop"></i>stop</span></div></div>
+<figcaption class="note">The printable map: ${num(tiles.length)} swept tiles. ${stopNote} Stops and operating areas as stored after this run, within the swept area. ` +
+    `North is up; the bar shows the scale. Area: longitude ${esc(d.extent[0].toFixed(4))} to ${esc(d.extent[2].toFixed(4))}, latitude ${esc(d.extent[1].toFixed(4))} to ${esc(d.extent[3].toFixed(4))}.</figcaption></figure></section>`;
+  return { html, live };
 }
 
 const style = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:940px;color:#222}
@@ -88,14 +113,17 @@ table.num td:not(:first-child){text-align:right}table.kv th{background:#f6f6f6;w
 table.problems td{font-size:12px;max-width:320px;word-break:break-word}small,.note{color:#666}.error{color:#b00}
 .status{white-space:nowrap;padding:1px 6px;border-radius:3px;background:#eee}.s-succeeded,.s-done{background:#d9f0d3}.s-partial,.s-capped{background:#fee6ce}.s-failed{background:#fdd}
 svg text{font:11px system-ui,sans-serif;fill:#333}svg.map{border:1px solid #bbb;display:block}
-.tile{stroke:#fff;stroke-width:.5}.area{fill:#7b3294;fill-opacity:.07;stroke:#7b3294;stroke-width:1.6;fill-rule:evenodd}
-.stop{fill:#111;fill-opacity:.7}.tile-mark{fill:none;stroke-width:2.5}.mark-capped{stroke:#ff7f00}.mark-failed{stroke:#e31a1c;stroke-dasharray:6 3}
+svg.map .tile{stroke:#fff;stroke-width:.5}svg.map .area{fill:#7b3294;fill-opacity:.07;stroke:#7b3294;stroke-width:1.6;fill-rule:evenodd}
+svg.map .stop{fill:#111;fill-opacity:.7}.tile-mark{fill:none;stroke-width:2.5}.mark-capped{stroke:#ff7f00}.mark-failed{stroke:#e31a1c;stroke-dasharray:6 3}
 .legend{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start;margin:8px 0}.key{margin-right:14px;white-space:nowrap}
 .key i{display:inline-block;width:14px;height:12px;margin-right:5px;vertical-align:-1px;border:1px solid #999}
 .k-capped{border:2.5px solid #ff7f00!important;background:#fff}.k-failed{border:2.5px dashed #e31a1c!important;background:repeating-linear-gradient(45deg,#e31a1c 0 3px,#fde0dd 3px 7px)}
 .k-area{border:2px solid #7b3294!important;background:#f3eaf6}.k-stop{width:7px!important;height:7px!important;border-radius:50%;background:#111}`;
 
-/** The whole report: one HTML file, no script, no external resource; the CSP forbids loading any. */
+/**
+ * The whole report: one HTML file with everything inlined (Leaflet too). The CSP lets only these
+ * inline scripts run (by hash) and forbids loading anything: no font, no tile, no request.
+ */
 export function renderReportHtml(d: ReportData, generatedAt: Date = new Date()): string {
   const retriesPerUnit = jobRetries(d.run.options);
   const timeline = buildTimeline(d.units, d.run.startedAt.getTime(), retriesPerUnit);
@@ -103,9 +131,11 @@ export function renderReportHtml(d: ReportData, generatedAt: Date = new Date()):
   const byOp = timeline.operations.map((op) => [esc(op), num(d.units.filter((u) => u.operation === op).length),
     num(timeline.buckets.reduce((n, b) => n + (b[op] ?? 0), 0))]);
   const title = `efa-sync report: run ${d.run.runId} of ${d.run.job}`;
+  const map = mapSection(d);
+  const scriptSrc = map.live ? `; script-src ${map.live.hashes.join(' ')}` : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${style}</style></head><body>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:${scriptSrc}">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${style}${map.live ? `\n${map.live.css}` : ''}</style></head><body>
 <h1>${esc(title)}</h1>
 ${summarySection(d, timeline.requests, retries)}
 <section><h2>Requests over time</h2><p class="legend">${operationLegend(timeline.operations)}<span class="key" style="color:#e31a1c">▲ unit failed</span></p>
@@ -114,8 +144,9 @@ ${d.units.length ? renderTimeline(timeline) : '<p>No unit of work was recorded.<
 ${table(['operation', 'units', 'requests'], byOp, 'num')}</section>
 ${rowsSection(d)}
 ${problemsSection(d.units)}
-${mapSection(d)}
-<p class="note">Generated ${esc(iso(generatedAt))} by efa-sync. Self-contained: no script, no font, no tile server.</p>
+${map.html}
+<p class="note">Generated ${esc(iso(generatedAt))} by efa-sync. Self-contained: works offline, loads no font, tile or script from anywhere; the map library (Leaflet, BSD-2-Clause) is inside this file.</p>
+${(map.live?.scripts ?? []).map((js) => `<script>${js}</script>`).join('\n')}
 </body></html>
 `;
 }

@@ -51,6 +51,19 @@ export interface ReportStops {
   readonly dots: readonly { readonly lon: number; readonly lat: number; readonly n: number }[];
 }
 
+/** Named points of one map layer: every one in the extent up to a cap, [lon, lat, name]. */
+export interface ReportPoints {
+  readonly total: number;
+  readonly shown: readonly (readonly [number, number, string])[];
+}
+
+/** The interactive map's point layers: stops, points of interest, parking. */
+export interface ReportLayers {
+  readonly stops: ReportPoints;
+  readonly pois: ReportPoints;
+  readonly parking: ReportPoints;
+}
+
 export interface ReportChange {
   readonly relation: string;
   readonly op: string;
@@ -65,14 +78,18 @@ export interface ReportData {
   readonly extent: BBox | null;
   readonly areas: readonly ReportArea[];
   readonly stops: ReportStops;
+  readonly layers: ReportLayers;
 }
+
+/** Points per layer of the interactive map; beyond it the first ones by key are drawn and the caption says so. */
+export const maxLayerPoints = 8000;
 
 /** Above this many stops in the extent, dots are aggregated on a grid so the file stays small. */
 export const maxStopDots = 4000;
 /** Grid cells across the larger side of the extent when aggregating. */
 const gridCells = 160;
 
-export async function loadReportData(db: Db, runId: string | undefined, opts: { readonly maxStopDots?: number } = {}): Promise<ReportData> {
+export async function loadReportData(db: Db, runId: string | undefined, opts: { readonly maxStopDots?: number; readonly maxLayerPoints?: number } = {}): Promise<ReportData> {
   const run = await loadRun(db, runId);
   const units = await loadUnits(db, run.runId);
   const changes = await sql<ReportChange>`
@@ -81,7 +98,12 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
   const extent = await mapExtent(db, run, units);
   const areas = extent ? await loadAreas(db, extent) : [];
   const stops = extent ? await loadStops(db, extent, opts.maxStopDots ?? maxStopDots) : { total: 0, cellDeg: null, dots: [] };
-  return { run, units, changes: changes.rows, extent, areas, stops };
+  const none: ReportPoints = { total: 0, shown: [] };
+  const cap = opts.maxLayerPoints ?? maxLayerPoints;
+  const layers: ReportLayers = extent
+    ? { stops: await loadPoints(db, extent, ['STOP'], cap), pois: await loadPoints(db, extent, ['POI_POINT', 'POI_AREA'], cap), parking: await loadPoints(db, extent, ['PARKING'], cap) }
+    : { stops: none, pois: none, parking: none };
+  return { run, units, changes: changes.rows, extent, areas, stops, layers };
 }
 
 async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
@@ -191,4 +213,18 @@ async function loadStops(db: Db, e: BBox, maxDots: number): Promise<ReportStops>
     WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})
     GROUP BY floor(ST_X(geom) / ${cellDeg}::float8), floor(ST_Y(geom) / ${cellDeg}::float8) ORDER BY 1, 2`.execute(db.kysely);
   return { total, cellDeg, dots: r.rows };
+}
+
+/**
+ * The current pins of some types in the extent, with their names, for the interactive map. Reads
+ * efa.pins by column name only, so columns added to it later do not matter here.
+ */
+async function loadPoints(db: Db, e: BBox, types: readonly string[], cap: number): Promise<ReportPoints> {
+  const r = await sql<{ lon: number; lat: number; name: string | null; total: number }>`
+    SELECT round(ST_X(geom)::numeric, 6)::float8 AS lon, round(ST_Y(geom)::numeric, 6)::float8 AS lat, name,
+           count(*) OVER ()::int AS total
+    FROM efa.pins
+    WHERE deleted_at IS NULL AND type = ANY(${types as string[]}::text[]) AND geom IS NOT NULL AND ST_Intersects(geom, ${envelope(e)})
+    ORDER BY pin_key LIMIT ${cap}`.execute(db.kysely);
+  return { total: r.rows[0]?.total ?? 0, shown: r.rows.map((p) => [p.lon, p.lat, p.name ?? ''] as const) };
 }

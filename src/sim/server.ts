@@ -17,6 +17,8 @@ import type { World } from './world.js';
 
 export interface SimulatorOptions {
   port?: number;
+  /** Address to listen on; default loopback. A container needs 0.0.0.0 to be reached from its network. */
+  host?: string;
   seed?: number;
   size?: number;
   worldDir?: string;
@@ -174,7 +176,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   let stopped: Promise<void> | undefined;

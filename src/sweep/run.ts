@@ -25,6 +25,7 @@ import type { RelationCounts, RunMeta } from '../db/run-record.js';
 import { refreshAnalystViews } from '../db/views.js';
 import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';
+import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
 import { RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.js';
 import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
@@ -35,7 +36,7 @@ import { failpoint } from '../util/failpoint.js';
 import type { Logger } from '../util/log.js';
 import { collectSecrets, redactDeep, redactText } from '../util/redact.js';
 import { sweepAddInfo } from './add-info.js';
-import { createJobClient, dialectInUse, resolveHeaders } from './client.js';
+import { createJobClient, dialectInUse, resolveHeaders, type JobClient } from './client.js';
 import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { sweepOpArea } from './op-area.js';
@@ -149,12 +150,17 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   // everything the run stores or prints.
   const headers = resolveHeaders(job.headers ?? {});
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
+  const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, sourceOf(job), job, opts.loaded.region));
+  const jobClient = createJobClient(job, { log, transport: opts.transport, signal: opts.signal, requestBudget });
+  // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
+  // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
+  assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: jobClient.scheduler, ...(opts.transport ? { transport: opts.transport } : {}) }));
   const lock = await db.lockJob(job.name);
   try {
     const { run, resumed } = await openRun(opts, job, full, secrets);
     await lock.holds(run.runId);
-    log.info(`run ${run.runId} of job ${job.name} (source ${run.source}) ${resumed ? 'resumed' : 'started'}`, { baseUrl: job.baseUrl, db: db.displayUrl });
-    return await sweepAndFinish(opts, job, run, resumed, full, secrets);
+    log.info(`run ${run.runId} of job ${job.name} (source ${run.source}) ${resumed ? 'resumed' : 'started'}`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
+    return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, requestBudget);
   } finally {
     await lock.release();
   }
@@ -178,10 +184,10 @@ async function sweepAndFinish(
   resumed: boolean,
   full: boolean,
   secrets: readonly string[],
+  { client, scheduler, dialect }: JobClient,
+  requestBudget: number,
 ): Promise<RunSummary> {
   const { db, log } = opts;
-  const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, run.source, job, opts.loaded.region));
-  const { client, scheduler, dialect } = createJobClient(job, { log, transport: opts.transport, signal: opts.signal, requestBudget });
   const stats = new RunStats();
   const progress = new Progress(log, { requests: () => scheduler.requestsSent }, opts.progress ?? 'off');
   const finished = new Map<string, Set<string>>();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportData, RunNotFoundError, writeRunReport, type WrittenReport } from '../../src/report/index.js';
 import { renderMap } from '../../src/report/map.js';
@@ -48,6 +48,97 @@ const countMapElements = `(() => {
   };
 })()`;
 
+async function stopNames(t: TestDb): Promise<Set<string>> {
+  const r = await sql<{ name: string }>`SELECT name FROM efa.stops WHERE deleted_at IS NULL AND name IS NOT NULL`.execute(t.db.kysely);
+  return new Set(r.rows.map((x) => x.name));
+}
+
+async function mapClip(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
+  const box = await page.locator('#map-live').boundingBox();
+  if (!box) throw new Error('no interactive map on the page');
+  return { x: box.x, y: box.y, width: box.width, height: box.height };
+}
+
+/** Counts of the interactive map's drawn layers (Leaflet's SVG paths carry our class names). */
+const liveCounts = `(() => {
+  const q = (sel) => [...document.querySelectorAll(sel)];
+  const failed = q('#map-live path.tile-failed');
+  return {
+    stops: q('#map-live path.stop').length,
+    failed: failed.length,
+    capped: q('#map-live path.tile-capped').length,
+    done: q('#map-live path.tile-done').length,
+    areas: q('#map-live path.area').length,
+    failedStroke: failed.map((e) => getComputedStyle(e).stroke),
+    failedWidth: failed.map((e) => parseFloat(getComputedStyle(e).strokeWidth)),
+    failedBox: failed.length ? (({ width, height }) => ({ width, height }))(failed[0].getBoundingClientRect()) : null,
+    zoom: Number(document.getElementById('map-live').getAttribute('data-zoom')),
+    problemButtons: q('#map-problems button[data-tile]').map((b) => b.getAttribute('data-tile')),
+  };
+})()`;
+interface LiveCounts {
+  stops: number; failed: number; capped: number; done: number; areas: number; failedStroke: string[]; failedWidth: number[];
+  failedBox: { width: number; height: number } | null; zoom: number; problemButtons: string[];
+}
+
+/** A stop marker whose centre is not covered by anything else, so hovering it reaches the stop itself. */
+const freeStopCentre = `(() => {
+  for (const e of document.querySelectorAll('#map-live path.stop')) {
+    const r = e.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) continue;
+    if (document.elementFromPoint(x, y) === e) return { x, y };
+  }
+  return null;
+})()`;
+
+/** The map's zoom level, which the page keeps on the container (the CSP forbids evaluating strings to poll it). */
+const zoomOf = async (page: Page): Promise<number> => Number(await page.locator('#map-live').getAttribute('data-zoom'));
+
+/** Zoom, toggle a layer, hover a stop: what a person does with the map. */
+async function checkInteractiveMap(page: Page, want: { failed: string[]; capped: string[]; stops: number; stopNames: Set<string> }): Promise<void> {
+  const before = await page.evaluate<LiveCounts>(liveCounts);
+  expect(before.stops).toBe(want.stops);
+  expect(before.failed).toBe(want.failed.length);
+  expect(before.capped).toBe(want.capped.length);
+  expect(before.areas).toBeGreaterThan(0);
+  // Impossible to miss: thick red outlines, and a list above the map naming each failed and capped tile.
+  expect(before.failedStroke.every((c) => c === 'rgb(227, 26, 28)')).toBe(true);
+  expect(Math.min(...before.failedWidth)).toBeGreaterThanOrEqual(4);
+  expect(before.problemButtons.sort()).toEqual([...want.failed, ...want.capped].sort());
+
+  await page.click('.leaflet-control-zoom-in');
+  await expect.poll(() => zoomOf(page)).toBeGreaterThan(before.zoom);
+  const zoomed = await page.evaluate<LiveCounts>(liveCounts);
+  expect(zoomed.zoom).toBeGreaterThan(before.zoom);
+  expect(zoomed.failedBox?.width ?? 0).toBeGreaterThan((before.failedBox?.width ?? 0) * 1.5);
+
+  const stopsToggle = page.locator('.leaflet-control-layers-overlays label', { hasText: 'Stops' }).locator('input');
+  await stopsToggle.uncheck();
+  expect((await page.evaluate<LiveCounts>(liveCounts)).stops).toBe(0);
+  await stopsToggle.check();
+  expect((await page.evaluate<LiveCounts>(liveCounts)).stops).toBe(want.stops);
+
+  const at = await page.evaluate<{ x: number; y: number } | null>(freeStopCentre);
+  if (!at) throw new Error('no stop marker free to hover');
+  await page.mouse.move(at.x, at.y);
+  const tooltip = page.locator('.leaflet-tooltip.name-stop');
+  await tooltip.waitFor({ timeout: 5000 });
+  const name = (await tooltip.textContent()) ?? '';
+  expect([...want.stopNames]).toContain(name);
+
+  // The list zooms to a failed tile.
+  const firstFailed = want.failed[0];
+  if (firstFailed) {
+    await page.click(`#map-problems button[data-tile="${firstFailed}"]`);
+    await expect.poll(() => zoomOf(page)).not.toBe(zoomed.zoom);
+  }
+  await page.click('#map-reset');
+  await expect.poll(() => zoomOf(page)).toBe(before.zoom);
+  // Let the zoom animation finish before anyone takes a picture.
+  await page.waitForTimeout(600);
+}
+
 describe('the HTML report of a partial run', () => {
   let sims: Sims;
   let t: TestDb;
@@ -75,8 +166,15 @@ describe('the HTML report of a partial run', () => {
     expect(report.runId).toBe(summary.runId);
     expect(report.bytes).toBe(Buffer.byteLength(html));
     expect(report.bytes).toBeLessThan(3_000_000);
-    expect(html).not.toMatch(/<script|<link|@import|url\((?!#)/i);
-    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:|\/\/)/i);
+    // Scripts are inline only (Leaflet and the map setup, allowed by hash in the CSP); outside them
+    // nothing names a file or address to load.
+    expect([...html.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]).filter((attrs) => /\bsrc\s*=/.test(attrs ?? ''))).toEqual([]);
+    const outsideScripts = html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '');
+    expect(outsideScripts).not.toMatch(/<link|@import|url\((?!#)/i);
+    expect(outsideScripts).not.toMatch(/(src|href)\s*=\s*["']?(https?:|\/\/)/i);
+    const csp = /Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? '';
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[^']+' 'sha256-[^']+'$/);
     expect(html).toContain(`run ${summary.runId} of report`);
     for (const f of summary.failures) expect(html).toContain(f.unit);
     await expect(writeRunReport(t.db, '987654321', join(dir, 'x.html'))).rejects.toBeInstanceOf(RunNotFoundError);
@@ -118,6 +216,7 @@ describe('the HTML report of a partial run', () => {
     expect(expected?.stops).toBeGreaterThan(50);
     console.log(`report: ${report.bytes} bytes; ${leafCount} leaf tiles ${JSON.stringify(leafByStatus)}, ${expected?.areas}/${expected?.all_areas} areas, ${expected?.stops} stops`);
 
+    await mkdir('test-artifacts', { recursive: true });
     let browser: Browser | undefined;
     try {
       browser = await chromium.launch({
@@ -131,7 +230,12 @@ describe('the HTML report of a partial run', () => {
       page.on('request', (r) => requests.push(r.url()));
       await page.route('**/*', (route) => (route.request().url() === pageUrl ? route.continue() : route.abort()));
       await page.goto(pageUrl, { waitUntil: 'load' });
+      await page.waitForSelector('#map-live[data-ready="true"]', { timeout: 30_000 });
+      await checkInteractiveMap(page, { failed: failed.rows.map((r) => r.tile_id), capped: summary.capped.map((c) => c.unit), stops: expected?.stops ?? 0, stopNames: await stopNames(t) });
+      await page.screenshot({ path: 'test-artifacts/report-map.png', clip: await mapClip(page) });
 
+      // The static map is the printed one.
+      await page.emulateMedia({ media: 'print' });
       const counts = await page.evaluate<MapCounts>(countMapElements);
       expect(counts.tiles).toBe(leafCount);
       expect(counts.failed.sort()).toEqual(failed.rows.map((r) => r.tile_id).sort());
@@ -151,7 +255,7 @@ describe('the HTML report of a partial run', () => {
       expect(counts.timelineBars).toBeGreaterThan(0);
       expect(counts.mapBox?.w).toBeGreaterThan(300);
 
-      await mkdir('test-artifacts', { recursive: true });
+      await page.emulateMedia({ media: 'screen' });
       await page.screenshot({ path: 'test-artifacts/report.png', fullPage: true });
       // Nothing but the page itself was asked for: no font, no tile, no script, no favicon that went out.
       expect(requests.filter((u) => u !== pageUrl)).toEqual([]);

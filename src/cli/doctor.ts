@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { sql } from 'kysely';
+import { dbUrlFrom, openDb, readMigrations, redactUrl, type Db } from '../db/index.js';
+import { DIALECT_NAMES, type DialectName } from '../efa/dialects/index.js';
+import { probeUpstream, type ProbeOutcome } from '../efa/probe.js';
+import { ExitCode } from '../errors.js';
+import { loadJob } from '../job/index.js';
+import { describeError } from '../http/index.js';
+import { addDbOption, addOutputOptions, type CommonOptions } from './common.js';
+
+/** `ok` passes; `warn` is worth a look but not a failure; `fail` makes doctor exit 1; `skip` was not checked. */
+export type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+export interface DoctorCheck {
+  readonly name: string;
+  readonly status: DoctorStatus;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+export interface DoctorReport {
+  readonly ok: boolean;
+  readonly checks: readonly DoctorCheck[];
+}
+
+interface DoctorOptions extends CommonOptions {
+  dialect?: DialectName;
+}
+
+/** A PGlite URL whose directory holds no database yet: doctor must not create one by looking. */
+function missingPgliteDir(url: string): string | undefined {
+  if (!url.startsWith('pglite:')) return undefined;
+  const location = url.slice('pglite:'.length);
+  if (location === '' || location.startsWith('memory')) return undefined;
+  const dir = resolve(location);
+  return existsSync(join(dir, 'PG_VERSION')) ? undefined : dir;
+}
+
+async function databaseChecks(url: string): Promise<DoctorCheck[]> {
+  const missing = missingPgliteDir(url);
+  if (missing) {
+    return [{ name: 'database', status: 'fail', message: `no embedded database at ${missing}`, hint: 'npm start or efa-sync run <job> creates it; or point --db / $DATABASE_URL at your PostGIS' }];
+  }
+  let db: Db;
+  try {
+    db = await openDb(url);
+    await sql`SELECT 1`.execute(db.kysely);
+  } catch (e) {
+    return [{ name: 'database', status: 'fail', message: `${redactUrl(url)}: ${describeError(e)}`, hint: 'check --db / $DATABASE_URL: host, port, role, password, database name' }];
+  }
+  const checks: DoctorCheck[] = [];
+  try {
+    const server = await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db.kysely);
+    checks.push({ name: 'database', status: 'ok', message: `${db.displayUrl} reachable (PostgreSQL ${server.rows[0]?.v ?? '?'})` });
+
+    const postgis = await sql<{ v: string }>`SELECT extversion AS v FROM pg_extension WHERE extname = 'postgis'`.execute(db.kysely);
+    const postgisVersion = postgis.rows[0]?.v;
+    checks.push(postgisVersion
+      ? { name: 'postgis', status: 'ok', message: `PostGIS ${postgisVersion}` }
+      : { name: 'postgis', status: 'fail', message: 'PostGIS is not installed in this database', hint: 'as a superuser, once: CREATE EXTENSION postgis; (see the README, Privileges)' });
+
+    const migrations = await readMigrations();
+    const latest = Math.max(0, ...migrations.map((m) => m.version));
+    const hasTable = await sql<{ t: string | null }>`SELECT to_regclass('efa.schema_migrations')::text AS t`.execute(db.kysely);
+    if (!hasTable.rows[0]?.t) {
+      checks.push({ name: 'schema', status: 'warn', message: `no efa schema yet; ${migrations.length} migrations pending`, hint: 'efa-sync migrate (or the first run) creates it' });
+      checks.push({ name: 'runs', status: 'skip', message: 'no efa.runs yet' });
+      return checks;
+    }
+    const applied = await sql<{ version: number; checksum: string }>`SELECT version, checksum FROM efa.schema_migrations ORDER BY version`.execute(db.kysely);
+    const appliedVersions = new Map(applied.rows.map((r) => [r.version, r.checksum]));
+    const pending = migrations.filter((m) => !appliedVersions.has(m.version)).map((m) => m.version);
+    const changed = migrations.filter((m) => appliedVersions.has(m.version) && appliedVersions.get(m.version) !== m.checksum).map((m) => m.version);
+    const current = Math.max(0, ...appliedVersions.keys());
+    if (changed.length > 0) {
+      checks.push({ name: 'schema', status: 'fail', message: `version ${current}; migrations ${changed.join(', ')} changed after they were applied`, hint: 'the sql/ files of this efa-sync differ from the ones that built the schema' });
+    } else if (current > latest) {
+      checks.push({ name: 'schema', status: 'fail', message: `version ${current} is newer than this efa-sync knows (${latest})`, hint: 'upgrade efa-sync' });
+    } else if (pending.length > 0) {
+      checks.push({ name: 'schema', status: 'warn', message: `version ${current}; ${pending.length} migration${pending.length === 1 ? '' : 's'} pending (${pending.join(', ')})`, hint: 'efa-sync migrate, or the next run, applies them' });
+    } else {
+      checks.push({ name: 'schema', status: 'ok', message: `version ${current}, no migration pending` });
+    }
+
+    const running = await sql<{ run_id: string; job_name: string; started_at: Date }>`
+      SELECT run_id::text AS run_id, job_name, started_at FROM efa.runs WHERE status = 'running' ORDER BY run_id`.execute(db.kysely);
+    checks.push(running.rows.length === 0
+      ? { name: 'runs', status: 'ok', message: 'no run left running' }
+      : {
+          name: 'runs', status: 'warn',
+          message: `${running.rows.length} run${running.rows.length === 1 ? '' : 's'} marked running: ${running.rows.map((r) => `${r.run_id} (${r.job_name}, since ${new Date(r.started_at).toISOString()})`).join(', ')}`,
+          hint: 'a run in progress, or one that was killed: the next run of that job resumes it',
+        });
+  } finally {
+    await db.close();
+  }
+  return checks;
+}
+
+const probeStatus: Readonly<Record<ProbeOutcome, DoctorStatus>> = {
+  ok: 'ok', skipped: 'skip', 'not-found': 'fail', unauthorized: 'fail', forbidden: 'fail', unreachable: 'fail',
+  timeout: 'fail', 'wrong-dialect': 'fail', 'unexpected-answer': 'fail', failed: 'fail',
+};
+
+async function upstreamChecks(jobArg: string, opts: DoctorOptions): Promise<DoctorCheck[]> {
+  let loaded;
+  try {
+    loaded = await loadJob(jobArg);
+  } catch (e) {
+    return [{ name: 'job', status: 'fail', message: describeError(e) }];
+  }
+  const checks: DoctorCheck[] = [{ name: 'job', status: 'ok', message: `${loaded.job.name} (${loaded.file})` }];
+  try {
+    const result = await probeUpstream(loaded, { baseUrl: opts.baseUrl ?? process.env['EFA_BASE_URL'], dialect: opts.dialect });
+    if (result.checks.length === 0) checks.push({ name: 'upstream', status: 'skip', message: 'the job sweeps no operation' });
+    for (const c of result.checks) {
+      checks.push({ name: c.operation, status: probeStatus[c.outcome], message: `${result.baseUrl}: ${c.message}`, ...(c.hint ? { hint: c.hint } : {}) });
+    }
+  } catch (e) {
+    checks.push({ name: 'upstream', status: 'fail', message: describeError(e) });
+  }
+  return checks;
+}
+
+/** Every check of `efa-sync doctor`: the database, its schema and runs, and a job's upstream when one is named. */
+export async function runDoctor(jobArg: string | undefined, opts: DoctorOptions): Promise<DoctorReport> {
+  const checks = [...(await databaseChecks(dbUrlFrom(opts.db))), ...(jobArg === undefined ? [] : await upstreamChecks(jobArg, opts))];
+  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+export function formatDoctorReport(report: DoctorReport): string {
+  const width = Math.max(...report.checks.map((c) => c.name.length));
+  return report.checks
+    .map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.message}${c.hint && c.status !== 'ok' ? `  → ${c.hint}` : ''}`)
+    .join('\n') + '\n';
+}
+
+export function registerDoctor(program: Command): void {
+  const cmd = program
+    .command('doctor [job]')
+    .description("check the database (reachable, PostGIS, schema version, pending migrations, runs left running) and, with a job, each operation of its upstream")
+    .option('--base-url <url>', "override the job's baseUrl (default $EFA_BASE_URL)")
+    .addOption(new Option('--dialect <dialect>', "override the job's response dialect").choices([...DIALECT_NAMES]));
+  addOutputOptions(addDbOption(cmd)).action(async (jobArg: string | undefined, opts: DoctorOptions) => {
+    const report = await runDoctor(jobArg, opts);
+    process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatDoctorReport(report));
+    process.exitCode = report.ok ? ExitCode.succeeded : ExitCode.failed;
+  });
+}
