@@ -17,12 +17,8 @@ interface RunOptions extends CommonOptions {
 }
 
 export function printRunSummary(summary: RunSummary, log: Logger): void {
-  const rel = Object.entries(summary.stats)
-    .filter(([k]) => !k.startsWith('_'))
-    .map(([k, v]) => {
-      const s = v as { inserted: number; updated: number; deleted: number; unchanged: number };
-      return `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`;
-    })
+  const rel = Object.entries(summary.relations)
+    .map(([k, s]) => `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`)
     .join(', ');
   log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries)`);
   if (rel) log.info(`rows: ${rel}`);

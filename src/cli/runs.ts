@@ -1,3 +1,4 @@
+import { readRelationCounts } from '../db/run-record.js';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { addDbOption, addOutputOptions, openMigratedDb, positiveNumber, type CommonOptions } from './common.js';
@@ -10,7 +11,8 @@ interface RunRow {
   started_at: Date;
   duration_s: number | null;
   requests: number;
-  stats: Record<string, { inserted?: number; updated?: number; deleted?: number; unchanged?: number }>;
+  stats: unknown;
+  source: string;
 }
 
 export function registerRuns(program: Command): void {
@@ -23,7 +25,7 @@ export function registerRuns(program: Command): void {
     const db = await openMigratedDb(opts);
     try {
       const result = await sql<RunRow>`
-        SELECT run_id, job_name, status, started_at, requests, stats,
+        SELECT run_id, job_name, source, status, started_at, requests, stats,
                round(extract(epoch FROM (coalesce(finished_at, now()) - started_at))::numeric, 1)::float8 AS duration_s
         FROM efa.runs
         WHERE ${opts.job ?? null}::text IS NULL OR job_name = ${opts.job ?? null}
@@ -33,14 +35,15 @@ export function registerRuns(program: Command): void {
         return;
       }
       const rows = result.rows.map((r) => {
-        const totals = Object.values(r.stats ?? {}).reduce(
-          (acc, s) => ({ ins: acc.ins + (s.inserted ?? 0), upd: acc.upd + (s.updated ?? 0), del: acc.del + (s.deleted ?? 0) }),
+        // Relation counts only: 0.1 kept run counters under `_` keys in the same object.
+        const totals = Object.values(readRelationCounts(r.stats)).reduce(
+          (acc, s) => ({ ins: acc.ins + s.inserted, upd: acc.upd + s.updated, del: acc.del + s.deleted }),
           { ins: 0, upd: 0, del: 0 },
         );
-        return [r.run_id, r.job_name, r.status, r.started_at.toISOString().slice(0, 19).replace('T', ' '), `${r.duration_s ?? ''}s`, String(r.requests), `+${totals.ins} ~${totals.upd} -${totals.del}`];
+        return [r.run_id, r.job_name, r.source, r.status, r.started_at.toISOString().slice(0, 19).replace('T', ' '), `${r.duration_s ?? ''}s`, String(r.requests), `+${totals.ins} ~${totals.upd} -${totals.del}`];
       });
       process.stdout.write(
-        rows.length === 0 ? 'no runs yet\n' : formatTable(['run', 'job', 'status', 'started (UTC)', 'duration', 'requests', 'rows +ins ~upd -del'], rows),
+        rows.length === 0 ? 'no runs yet\n' : formatTable(['run', 'job', 'source', 'status', 'started (UTC)', 'duration', 'requests', 'rows +ins ~upd -del'], rows),
       );
     } finally {
       await db.close();

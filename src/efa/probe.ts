@@ -3,11 +3,11 @@ import { ConfigError } from '../errors.js';
 import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, createFetchTransport, createRequestScheduler, describeError } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
-import { regionBBox } from '../tiling/index.js';
+import { pointInRegion } from '../tiling/index.js';
 import { createEfaClient, type EfaClient, type EfaResult } from './client.js';
 import type { Dialect } from './dialect.js';
 import { dialectFor, dialects, type DialectName } from './dialects/index.js';
-import { EfaCoordinateFormatError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
 import type { Operation } from './operations.js';
 
 /**
@@ -189,6 +189,14 @@ function classifyFailure(operation: Operation, error: unknown, jobDialect: strin
   }
   const timeout = timeoutCauseOf(error);
   if (timeout) return { outcome: 'timeout', message: timeout.message };
+  // The client itself noticed the answer is another dialect's.
+  const mismatch = error instanceof EfaDialectMismatchError ? error : error instanceof RetriesExhaustedError && error.cause instanceof EfaDialectMismatchError ? error.cause : undefined;
+  if (mismatch) {
+    return {
+      outcome: 'wrong-dialect', answeredIn: mismatch.detected, message: `the answer is in the ${mismatch.detected} dialect, the job reads ${jobDialect}`,
+      hint: `set "dialect": "${mismatch.detected}" in the job (or "auto"), or pass --dialect ${mismatch.detected}`,
+    };
+  }
   if (error instanceof EfaShapeError || error instanceof EfaCoordinateFormatError) {
     const recognised = recognisedDialects(lastBody).filter((name) => name !== jobDialect);
     const first = recognised[0];
@@ -240,8 +248,8 @@ export async function probeUpstream(
     secretNames: Object.keys(headers),
   });
 
-  const [minLon, minLat, maxLon, maxLat] = regionBBox(loaded.region);
-  const centre = { lon: (minLon + maxLon) / 2, lat: (minLat + maxLat) / 2 };
+  // A point of the region itself (the envelope's centre may lie in a hole of a polygon region).
+  const centre = pointInRegion(loaded.region);
   const sweeps = job.sweeps;
   let stopIdSeen: string | undefined;
 

@@ -2,16 +2,13 @@ import { buildTimeline, operationLegend, renderRowsChart, renderTimeline, rowsLe
 import { esc, num } from './escape.js';
 import { densityLegend, renderMap } from './map.js';
 import { renderLiveMap, type LiveMap } from './live-map.js';
+import type { RelationCounts } from '../db/run-record.js';
 import { leafTiles, type ReportData, type ReportUnit } from './queries.js';
 
-/** The relations of `efa.runs.stats` (keys starting with `_` are run counters, not relations). */
-export function relationRows(stats: Record<string, unknown>): RelationRows[] {
+/** The rows per relation of a run (efa.runs.stats), by relation name. */
+export function relationRows(stats: RelationCounts): RelationRows[] {
   return Object.entries(stats)
-    .filter(([k, v]) => !k.startsWith('_') && typeof v === 'object' && v !== null)
-    .map(([relation, v]) => {
-      const s = v as Partial<Record<'inserted' | 'updated' | 'deleted' | 'unchanged', number>>;
-      return { relation, inserted: s.inserted ?? 0, updated: s.updated ?? 0, deleted: s.deleted ?? 0, unchanged: s.unchanged ?? 0 };
-    })
+    .map(([relation, s]) => ({ relation, inserted: s.inserted, updated: s.updated, deleted: s.deleted, unchanged: s.unchanged }))
     .sort((a, b) => a.relation.localeCompare(b.relation));
 }
 
@@ -28,19 +25,22 @@ const iso = (d: Date | null): string => (d ? d.toISOString().replace('T', ' ').s
 
 function summarySection(d: ReportData, rebuilt: number, retries: number): string {
   const r = d.run;
-  const units = (r.stats['_units'] ?? {}) as Record<string, Partial<Record<'done' | 'split' | 'capped' | 'failed', number>>>;
+  const units = r.meta?.units ?? {};
   const rows: [string, string][] = [
     ['job', esc(r.job)], ['run', esc(r.runId)], ['status', `<span class="status s-${esc(r.status)}">${esc(r.status)}</span>`],
     ['started', esc(iso(r.startedAt))], ['finished', esc(iso(r.finishedAt))],
     ['duration', r.durationS === null ? '—' : `${num(r.durationS, 1)} s`],
     ['requests', `${num(r.requests)} <small>(efa.runs; ${num(rebuilt)} rebuilt from the units below)</small>`],
     ['retries', `${num(retries)} <small>(from efa.run_tiles attempts)</small>`],
-    ['rejects', num(Number(r.stats['_rejects'] ?? 0))],
+    ['rejects', num(r.meta?.rejects ?? 0)],
+    ...(r.meta && r.meta.heldDeletions.length > 0
+      ? [['deletions held', `<span class="error">${r.meta.heldDeletions.map((h) => esc(`${h.relation}: ${h.wouldMark} of ${h.liveInScope} rows (over maxGonePercent ${h.maxGonePercent})`)).join('; ')}</span>`] as [string, string]]
+      : []),
     ['error', r.error ? `<span class="error">${esc(r.error)}</span>` : '—'],
   ];
-  const unitRows = Object.entries(units).map(([op, u]) => [esc(op), ...(['done', 'split', 'capped', 'failed'] as const).map((k) => num(u[k] ?? 0))]);
+  const unitRows = Object.entries(units).map(([op, u]) => [esc(op), ...(['done', 'incomplete', 'split', 'capped', 'failed'] as const).map((k) => num(u[k]))]);
   return `<section><h2>Run</h2><table class="kv">${rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('')}</table>` +
-    (unitRows.length ? `<h3>Units of work</h3>${table(['operation', 'done', 'split', 'capped', 'failed'], unitRows, 'num')}` : '') + '</section>';
+    (unitRows.length ? `<h3>Units of work</h3>${table(['operation', 'done', 'incomplete', 'split', 'capped', 'failed'], unitRows, 'num')}` : '') + '</section>';
 }
 
 function rowsSection(d: ReportData): string {

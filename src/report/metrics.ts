@@ -49,9 +49,9 @@ export function renderPrometheusMetrics(
     Object.entries(summary.requestsByOperation).sort().map(([operation, n]) => [{ operation }, n]));
   metric('efa_sync_request_retries_total', 'counter', 'Requests of the last run that were retries.', [[{}, summary.retries]]);
   metric('efa_sync_units', 'gauge', 'Units of work of the last run by outcome; failed means failed after all retries.', unitSamples(summary));
-  metric('efa_sync_rows', 'gauge', 'Rows written by the last run per relation and operation.', rowSamples(summary.stats));
+  metric('efa_sync_rows', 'gauge', 'Rows written by the last run per relation and operation.', rowSamples(summary.relations));
   metric('efa_sync_rejects', 'gauge', 'Records of the last run that could not be normalised (efa.rejects).',
-    [[{}, typeof summary.stats['_rejects'] === 'number' ? summary.stats['_rejects'] : 0]]);
+    [[{}, summary.rejects]]);
   if (summary.coord) metric('efa_sync_coord_request_floor_ratio', 'gauge', 'CoordInfo requests over ceil(pins / maxPerRequest).', [[{}, summary.coord.ratio]]);
   return `${out.join('\n')}\n`;
 }
@@ -59,10 +59,10 @@ export function renderPrometheusMetrics(
 type Sample = readonly [Record<string, string>, number];
 
 function unitSamples(summary: RunSummary): Sample[] {
-  const units = summary.stats['_units'];
-  if (units && typeof units === 'object') {
-    return Object.entries(units as Record<string, Record<string, unknown>>).sort().flatMap(([operation, u]) =>
-      ['done', 'split', 'capped', 'failed'].map((status): Sample => [{ operation, status }, typeof u[status] === 'number' ? u[status] : 0]));
+  const units = Object.entries(summary.units);
+  if (units.length > 0) {
+    return units.sort(([a], [b]) => a.localeCompare(b)).flatMap(([operation, u]) =>
+      (['done', 'incomplete', 'split', 'capped', 'failed'] as const).map((status): Sample => [{ operation, status }, u[status]]));
   }
   // A summary without unit counters still says what failed.
   const failed = new Map<string, number>();
@@ -70,14 +70,10 @@ function unitSamples(summary: RunSummary): Sample[] {
   return [...failed].map(([operation, n]): Sample => [{ operation, status: 'failed' }, n]);
 }
 
-function rowSamples(stats: Record<string, unknown>): Sample[] {
-  return Object.entries(stats)
-    .filter(([k, v]) => !k.startsWith('_') && typeof v === 'object' && v !== null)
+function rowSamples(relations: RunSummary['relations']): Sample[] {
+  return Object.entries(relations)
     .sort(([a], [b]) => a.localeCompare(b))
-    .flatMap(([relation, v]) => {
-      const s = v as Record<string, unknown>;
-      return ['inserted', 'updated', 'deleted', 'unchanged'].map((op): Sample => [{ relation, op }, typeof s[op] === 'number' ? s[op] : 0]);
-    });
+    .flatMap(([relation, s]) => (['inserted', 'updated', 'deleted', 'unchanged'] as const).map((op): Sample => [{ relation, op }, s[op]]));
 }
 
 /** Label values: backslash, double quote and line feed escaped, as the text format requires. */

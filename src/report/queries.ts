@@ -1,3 +1,4 @@
+import { readRelationCounts, readRunMeta, type RelationCounts, type RunMeta } from '../db/run-record.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { ConfigError } from '../errors.js';
@@ -17,7 +18,10 @@ export interface ReportRun {
   readonly finishedAt: Date | null;
   readonly durationS: number | null;
   readonly requests: number;
-  readonly stats: Record<string, unknown>;
+  /** Rows per relation (efa.runs.stats). */
+  readonly stats: RelationCounts;
+  /** Run metadata (efa.runs.meta; for runs of 0.1, read from their stats). */
+  readonly meta: RunMeta | undefined;
   readonly error: string | null;
   readonly options: Record<string, unknown>;
 }
@@ -110,9 +114,9 @@ async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
   if (runId !== undefined && !/^\d+$/.test(runId)) throw new RunNotFoundError(`--run: expected a run id (an integer), got "${runId}"`, 'run');
   const r = await sql<{
     run_id: string; job_name: string; status: string; started_at: Date; finished_at: Date | null;
-    duration_s: number | null; requests: number; stats: Record<string, unknown> | null; error: string | null; options: Record<string, unknown> | null;
+    duration_s: number | null; requests: number; stats: unknown; meta: unknown; error: string | null; options: Record<string, unknown> | null;
   }>`
-    SELECT run_id::text AS run_id, job_name, status, started_at, finished_at, requests, stats, error, options,
+    SELECT run_id::text AS run_id, job_name, status, started_at, finished_at, requests, stats, meta, error, options,
            extract(epoch FROM (finished_at - started_at))::float8 AS duration_s
     FROM efa.runs
     WHERE ${runId ?? null}::bigint IS NULL OR run_id = ${runId ?? null}::bigint
@@ -121,7 +125,7 @@ async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
   if (!row) throw new RunNotFoundError(runId === undefined ? 'no run recorded yet: run a job first' : `--run: no run ${runId} in efa.runs`, 'run');
   return {
     runId: row.run_id, job: row.job_name, status: row.status, startedAt: new Date(row.started_at), finishedAt: row.finished_at ? new Date(row.finished_at) : null,
-    durationS: row.duration_s, requests: row.requests, stats: row.stats ?? {}, error: row.error, options: row.options ?? {},
+    durationS: row.duration_s, requests: row.requests, stats: readRelationCounts(row.stats), meta: readRunMeta(row.meta, row.stats), error: row.error, options: row.options ?? {},
   };
 }
 

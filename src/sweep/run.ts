@@ -155,12 +155,14 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
   // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
   assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: jobClient.scheduler, ...(opts.transport ? { transport: opts.transport } : {}) }));
+  // The probe's requests count against the rate and the budget, not against the tiling's floor.
+  const probeCoordRequests = jobClient.scheduler.stats().requestsByOperation['coordInfo'] ?? 0;
   const lock = await db.lockJob(job.name);
   try {
     const { run, resumed } = await openRun(opts, job, full, secrets);
     await lock.holds(run.runId);
-    log.info(`run ${run.runId} of job ${job.name} (source ${run.source}) ${resumed ? 'resumed' : 'started'}`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
-    return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, requestBudget);
+    log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
+    return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, { requestBudget, probeCoordRequests });
   } finally {
     await lock.release();
   }
@@ -185,7 +187,7 @@ async function sweepAndFinish(
   full: boolean,
   secrets: readonly string[],
   { client, scheduler, dialect }: JobClient,
-  requestBudget: number,
+  { requestBudget, probeCoordRequests }: { requestBudget: number; probeCoordRequests: number },
 ): Promise<RunSummary> {
   const { db, log } = opts;
   const stats = new RunStats();
@@ -229,7 +231,7 @@ async function sweepAndFinish(
     progress.stop();
   }
   if (failure !== undefined && (failure as Error).name === 'LeaseLostError') throw failure;
-  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget });
+  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
 }
 
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
@@ -257,7 +259,7 @@ async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['jo
 async function finalise(
   opts: RunJobOptions,
   ctx: SweepContext,
-  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; requestBudget: number },
+  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; requestBudget: number; probeCoordRequests: number },
 ): Promise<RunSummary> {
   const { db, log, job, run, stats } = ctx;
   const { failure } = end;
@@ -339,7 +341,7 @@ async function finalise(
     stats: { ...relations, _units: stats.units, _rejects: stats.rejects },
     units: stats.units,
     rejects: stats.rejects,
-    ...(job.sweeps.coord ? { coord: await coordFloor(ctx, end.scheduler, job.sweeps.coord.maxPerRequest) } : {}),
+    ...(job.sweeps.coord ? { coord: await coordFloor(ctx, (end.scheduler.requestsByOperation['coordInfo'] ?? 0) - end.probeCoordRequests, job.sweeps.coord.maxPerRequest) } : {}),
     failures: outcomes.failed,
     capped: stats.capped,
     heldDeletions: gone.held,
@@ -371,9 +373,8 @@ async function defaultRequestBudget(db: Db, source: string, job: LoadedJob['job'
 }
 
 /** CoordInfo requests against the physical floor ceil(pins / maxPerRequest) of this region. */
-async function coordFloor(ctx: SweepContext, s: SchedulerStats, max: number): Promise<NonNullable<RunSummary['coord']>> {
+async function coordFloor(ctx: SweepContext, requests: number, max: number): Promise<NonNullable<RunSummary['coord']>> {
   const pins = await seenCount(ctx.db.kysely, ctx.run.runId, 'pins');
-  const requests = s.requestsByOperation['coordInfo'] ?? 0;
   const floor = Math.max(1, Math.ceil(pins / max));
   return { requests, pins, floor, ratio: Math.round((requests / floor) * 100) / 100 };
 }

@@ -1,7 +1,7 @@
 export type { BBox, Point, Region, Tile } from './types.js';
 export { InvalidRegionError, InvalidTilingOptionError } from './errors.js';
 export { EDGE_DECIMALS, bboxAreaM2, bboxSizeMetres, snapEdge, tileId } from './geo.js';
-export { inRegion, regionBBox, tileIntersectsRegion } from './region.js';
+export { inRegion, pointInRegion, regionBBox, tileIntersectsRegion } from './region.js';
 export { ownsPoint } from './ownership.js';
 export { coverRegion } from './cover.js';
 export type { CoverOptions } from './cover.js';

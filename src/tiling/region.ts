@@ -1,4 +1,4 @@
-import { bbox as turfBbox, bboxPolygon, booleanIntersects, booleanPointInPolygon } from '@turf/turf';
+import { bbox as turfBbox, bboxPolygon, booleanIntersects, booleanPointInPolygon, pointOnFeature } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { InvalidRegionError } from './errors.js';
 import { containsClosed } from './geo.js';
@@ -56,4 +56,16 @@ export function tileIntersectsRegion(bbox: BBox, region: Region): boolean {
     return bbox[0] <= r[2] && bbox[2] >= r[0] && bbox[1] <= r[3] && bbox[3] >= r[1];
   }
   return booleanIntersects(bboxPolygon([bbox[0], bbox[1], bbox[2], bbox[3]]), poly);
+}
+
+/**
+ * A point of the region itself: the envelope's centre where the region holds it, else a point on
+ * the polygon's surface (a region with a hole around its centre, or a crescent).
+ */
+export function pointInRegion(region: Region): Point {
+  const [minLon, minLat, maxLon, maxLat] = regionBBox(region);
+  const centre = { lon: (minLon + maxLon) / 2, lat: (minLat + maxLat) / 2 };
+  if (!('geojson' in region) || inRegion(region, centre)) return centre;
+  const [lon, lat] = pointOnFeature(region.geojson as Polygon | MultiPolygon).geometry.coordinates as [number, number];
+  return { lon, lat };
 }

@@ -70,10 +70,10 @@ describe('grant-reader on PostgreSQL', () => {
     t = await openTestDb();
     await migrate(t.db);
     await t.db.exec(`
-      INSERT INTO efa.runs (run_id, job_name, job_hash, status) VALUES (1, 'demo', 'h', 'succeeded');
-      INSERT INTO efa.pins (pin_key, type, id, name, geom, content_hash, first_run, changed_run)
-        VALUES ('s1', 'STOP', 's1', 'Hbf', ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 'h', 1, 1);
-      INSERT INTO efa.changes (run_id, relation, key, op) VALUES (1, 'pins', 's1', 'insert');
+      INSERT INTO efa.runs (run_id, job_name, source, job_hash, status) VALUES (1, 'demo', 'demo', 'h', 'succeeded');
+      INSERT INTO efa.pins (source, pin_key, type, id, name, geom, content_hash, first_run, changed_run)
+        VALUES ('demo', 'STOP:s1', 'STOP', 's1', 'Hbf', ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 'h', 1, 1);
+      INSERT INTO efa.changes (run_id, source, relation, key, op) VALUES (1, 'demo', 'pins', 'STOP:s1', 'insert');
       REFRESH MATERIALIZED VIEW efa.stop_summary;`);
     const result = await grantReader(t.db, reader);
     expect(result).toMatchObject({ role: reader, created: true, login: false });

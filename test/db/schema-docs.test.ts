@@ -81,29 +81,29 @@ describe('analyst views', () => {
     // Two runs of job demo (the second one the latest), one of job other without CoordInfo tiles.
     await t.db.exec(`
       SET TIME ZONE 'UTC';
-      INSERT INTO efa.runs (run_id, job_name, job_hash, status, started_at) VALUES
-        (1, 'demo', 'h', 'succeeded', now() - interval '2 days'),
-        (2, 'demo', 'h', 'partial', now() - interval '1 day'),
-        (3, 'other', 'h', 'succeeded', now());
-      INSERT INTO efa.pins (pin_key, type, id, name, mot_types, geom, content_hash, first_run, changed_run, deleted_at) VALUES
-        ('s1', 'STOP', 's1', 'Hbf', '{1,5}', ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 'h', 1, 1, NULL),
-        ('s2', 'STOP', 's2', 'Nord', '{5}', ST_SetSRID(ST_MakePoint(9.19, 48.79), 4326), 'h', 1, 1, NULL),
-        ('s3', 'STOP', 's3', 'Gone', '{5}', ST_SetSRID(ST_MakePoint(9.20, 48.80), 4326), 'h', 1, 2, now()),
-        ('p1', 'POI_POINT', NULL, 'Museum', '{}', ST_SetSRID(ST_MakePoint(9.18, 48.77), 4326), 'h', 1, 1, NULL);
-      INSERT INTO efa.lines (line_key, line_id, name, number, mot, direction, content_hash, first_run, changed_run) VALUES
-        ('vvs:10001: :H:j24', 'vvs:10001: :H:j24', 'S1', '1', 1, 'Herrenberg', 'h', 1, 1),
-        ('vvs:10001: :R:j24', 'vvs:10001: :R:j24', 'S1', '1', 1, 'Kirchheim', 'h', 1, 1),
-        ('vvs:20042: :H:j24', 'vvs:20042: :H:j24', '42', '42', 5, 'Erwin-Schoettle-Platz', 'h', 1, 1);
-      INSERT INTO efa.stop_lines (stop_id, line_key, first_run, deleted_at) VALUES
-        ('s1', 'vvs:10001: :H:j24', 1, NULL), ('s1', 'vvs:20042: :H:j24', 1, NULL),
-        ('s2', 'vvs:20042: :H:j24', 1, NULL), ('s2', 'vvs:10001: :R:j24', 1, now());
-      INSERT INTO efa.notices (notice_id, type, title, valid_from, valid_to, lines, content_hash, first_run, changed_run, ended_at) VALUES
-        ('n-active', 'lineInfo', 'S1 works', current_date - 1, current_date + 1, '{"vvs:10001: :H","unknown:1"}', 'h', 1, 1, NULL),
-        ('n-open', 'generalInfo', 'General', NULL, NULL, '{}', 'h', 1, 1, NULL),
-        ('n-bus', 'lineBlocking', '42 blocked', current_date, current_date, '{"vvs:20042: :H"}', 'h', 1, 1, NULL),
-        ('n-ended', 'lineInfo', 'Over', current_date - 1, current_date + 1, '{"vvs:20042: :H"}', 'h', 1, 2, now()),
-        ('n-future', 'lineInfo', 'Later', current_date + 1, current_date + 9, '{"vvs:20042: :H"}', 'h', 1, 1, NULL),
-        ('n-past', 'lineInfo', 'Earlier', current_date - 9, current_date - 1, '{"vvs:20042: :H"}', 'h', 1, 1, NULL);
+      INSERT INTO efa.runs (run_id, job_name, source, job_hash, status, started_at) VALUES
+        (1, 'demo', 'demo', 'h', 'succeeded', now() - interval '2 days'),
+        (2, 'demo', 'demo', 'h', 'partial', now() - interval '1 day'),
+        (3, 'other', 'demo', 'h', 'succeeded', now());
+      INSERT INTO efa.pins (source, pin_key, type, id, name, mot_types, geom, content_hash, first_run, changed_run, deleted_at) VALUES
+        ('demo', 's1', 'STOP', 's1', 'Hbf', '{1,5}', ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 'h', 1, 1, NULL),
+        ('demo', 's2', 'STOP', 's2', 'Nord', '{5}', ST_SetSRID(ST_MakePoint(9.19, 48.79), 4326), 'h', 1, 1, NULL),
+        ('demo', 's3', 'STOP', 's3', 'Gone', '{5}', ST_SetSRID(ST_MakePoint(9.20, 48.80), 4326), 'h', 1, 2, now()),
+        ('demo', 'p1', 'POI_POINT', NULL, 'Museum', '{}', ST_SetSRID(ST_MakePoint(9.18, 48.77), 4326), 'h', 1, 1, NULL);
+      INSERT INTO efa.lines (source, line_key, line_id, name, number, mot, direction, content_hash, first_run, changed_run) VALUES
+        ('demo', 'vvs:10001: :H:j24', 'vvs:10001: :H:j24', 'S1', '1', 1, 'Herrenberg', 'h', 1, 1),
+        ('demo', 'vvs:10001: :R:j24', 'vvs:10001: :R:j24', 'S1', '1', 1, 'Kirchheim', 'h', 1, 1),
+        ('demo', 'vvs:20042: :H:j24', 'vvs:20042: :H:j24', '42', '42', 5, 'Erwin-Schoettle-Platz', 'h', 1, 1);
+      INSERT INTO efa.stop_lines (source, pair_key, stop_id, line_key, first_run, changed_run, deleted_at) VALUES
+        ('demo', 's1|vvs:10001: :H:j24', 's1', 'vvs:10001: :H:j24', 1, 1, NULL), ('demo', 's1|vvs:20042: :H:j24', 's1', 'vvs:20042: :H:j24', 1, 1, NULL),
+        ('demo', 's2|vvs:20042: :H:j24', 's2', 'vvs:20042: :H:j24', 1, 1, NULL), ('demo', 's2|vvs:10001: :R:j24', 's2', 'vvs:10001: :R:j24', 1, 1, now());
+      INSERT INTO efa.notices (source, notice_id, type, title, valid_from, valid_to, lines, content_hash, first_run, changed_run, ended_at) VALUES
+        ('demo', 'n-active', 'lineInfo', 'S1 works', current_date - 1, current_date + 1, '{"vvs:10001: :H","unknown:1"}', 'h', 1, 1, NULL),
+        ('demo', 'n-open', 'generalInfo', 'General', NULL, NULL, '{}', 'h', 1, 1, NULL),
+        ('demo', 'n-bus', 'lineBlocking', '42 blocked', current_date, current_date, '{"vvs:20042: :H"}', 'h', 1, 1, NULL),
+        ('demo', 'n-ended', 'lineInfo', 'Over', current_date - 1, current_date + 1, '{"vvs:20042: :H"}', 'h', 1, 2, now()),
+        ('demo', 'n-future', 'lineInfo', 'Later', current_date + 1, current_date + 9, '{"vvs:20042: :H"}', 'h', 1, 1, NULL),
+        ('demo', 'n-past', 'lineInfo', 'Earlier', current_date - 9, current_date - 1, '{"vvs:20042: :H"}', 'h', 1, 1, NULL);
       INSERT INTO efa.run_tiles (run_id, operation, tile_id, parent_id, depth, bbox, status, hits, split) VALUES
         (1, 'coordInfo', 'root', NULL, 0, ST_MakeEnvelope(9, 48, 10, 49, 4326), 'done', 10, false),
         (2, 'coordInfo', 'root', NULL, 0, ST_MakeEnvelope(9, 48, 10, 49, 4326), 'split', 500, true),
@@ -112,9 +112,9 @@ describe('analyst views', () => {
         (2, 'coordInfo', 'c', 'root', 1, ST_MakeEnvelope(9.5, 48, 10, 49, 4326), 'failed', 0, false),
         (2, 'servingLines', 'stop:s1', NULL, 0, NULL, 'done', 2, false),
         (3, 'addInfo', 'all', NULL, 0, NULL, 'done', 5, false);
-      INSERT INTO efa.changes (run_id, relation, key, op, detail) VALUES
-        (2, 'pins', 's3', 'delete', NULL), (2, 'pins', 's2', 'update', 'revived'), (2, 'pins', 's1', 'update', NULL),
-        (2, 'notices', 'n-ended', 'delete', 'ended'), (1, 'pins', 's1', 'insert', NULL);`);
+      INSERT INTO efa.changes (run_id, source, relation, key, op, detail) VALUES
+        (2, 'demo', 'pins', 's3', 'delete', NULL), (2, 'demo', 'pins', 's2', 'update', 'revived'), (2, 'demo', 'pins', 's1', 'update', NULL),
+        (2, 'demo', 'notices', 'n-ended', 'delete', 'ended'), (1, 'demo', 'pins', 's1', 'insert', NULL);`);
     await refreshAnalystViews(t.db);
   });
   afterAll(async () => t?.dispose());

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimDialect, type Simulator } from '../../src/sim/index.js';
+import { readRunMeta } from '../../src/db/run-record.js';
 import { runJob } from '../../src/sweep/run.js';
 import { createLogger } from '../../src/util/log.js';
 import { dbComparable, truthComparable, type Comparable } from '../helpers/compare.js';
@@ -63,8 +64,8 @@ describe('the same sweep in every dialect gives the same tables', () => {
       const summary = await runJob({ loaded: job('auto', sims.get(d)!), db: t.db, log: silent, today });
       expect(summary.status).toBe('succeeded');
       expect(summary.dialect).toBe(d);
-      const run = await t.db.kysely.selectFrom('efa.runs').select('stats').where('run_id', '=', summary.runId).executeTakeFirstOrThrow();
-      expect((run.stats as { _dialect: string })._dialect).toBe(d);
+      const run = await t.db.kysely.selectFrom('efa.runs').select('meta').where('run_id', '=', summary.runId).executeTakeFirstOrThrow();
+      expect(readRunMeta(run.meta)?.dialect).toBe(d);
       expect(await dbComparable(t.db)).toEqual(truth);
     }, 300_000);
   }

@@ -120,18 +120,18 @@ describe('incremental refresh against a changing world', () => {
 
     const k = t.db.kysely;
     const changedPins = await k.selectFrom('efa.pins').select('pin_key').where('changed_run', '=', third.runId).orderBy('pin_key').execute();
-    expect(changedPins.map((p) => p.pin_key).sort()).toEqual([moved.id, renamed.id, added.id].sort());
+    expect(changedPins.map((p) => p.pin_key).sort()).toEqual([`STOP:${moved.id}`, `STOP:${renamed.id}`, `POI_POINT:${added.id}`].sort());
     const deletedPins = await k.selectFrom('efa.pins').select('pin_key').where('deleted_at', 'is not', null).execute();
-    expect(deletedPins.map((p) => p.pin_key)).toEqual([removed.id]);
+    expect(deletedPins.map((p) => p.pin_key)).toEqual([`POI_POINT:${removed.id}`]);
     const log = await k.selectFrom('efa.changes').select(['relation', 'key', 'op']).where('run_id', '=', third.runId).orderBy('relation').orderBy('key').execute();
     const expected = [
       { relation: 'lines', key: changedLine.id, op: 'update' },
       { relation: 'notices', key: endedNotice.id, op: 'delete' },
       { relation: 'operating_areas', key: `${provider.id}/${area.id}`, op: 'delete' },
-      { relation: 'pins', key: added.id!, op: 'insert' },
-      { relation: 'pins', key: moved.id!, op: 'update' },
-      { relation: 'pins', key: renamed.id!, op: 'update' },
-      { relation: 'pins', key: removed.id!, op: 'delete' },
+      { relation: 'pins', key: `POI_POINT:${added.id!}`, op: 'insert' },
+      { relation: 'pins', key: `STOP:${moved.id!}`, op: 'update' },
+      { relation: 'pins', key: `STOP:${renamed.id!}`, op: 'update' },
+      { relation: 'pins', key: `POI_POINT:${removed.id!}`, op: 'delete' },
       { relation: 'stop_lines', key: `${pair.stopId}|${pair.lineId}`, op: 'delete' },
     ];
     const sortKey = (c: { relation: string; key: string }): string => `${c.relation} ${c.key}`;
@@ -141,9 +141,9 @@ describe('incremental refresh against a changing world', () => {
   }, 300_000);
 
   it('an object that comes back is revived and logged', async () => {
-    const gone = (await t.db.kysely.selectFrom('efa.pins').select(['pin_key', 'name', 'type']).where('deleted_at', 'is not', null).executeTakeFirstOrThrow());
+    const gone = (await t.db.kysely.selectFrom('efa.pins').select(['pin_key', 'id', 'name', 'type']).where('deleted_at', 'is not', null).executeTakeFirstOrThrow());
     const coords = await sql<{ x: number; y: number }>`SELECT ST_X(geom) x, ST_Y(geom) y FROM efa.pins WHERE pin_key = ${gone.pin_key}`.execute(t.db.kysely);
-    sim.world.addPin({ type: 'POI_POINT', id: gone.pin_key, name: gone.name, lon: coords.rows[0]!.x, lat: coords.rows[0]!.y });
+    sim.world.addPin({ type: 'POI_POINT', id: gone.id!, name: gone.name, lon: coords.rows[0]!.x, lat: coords.rows[0]!.y });
     const fourth = await night();
     const row = await t.db.kysely.selectFrom('efa.pins').select('deleted_at').where('pin_key', '=', gone.pin_key).executeTakeFirstOrThrow();
     expect(row.deleted_at).toBeNull();

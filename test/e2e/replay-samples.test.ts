@@ -60,6 +60,8 @@ function regionAround(records: readonly RawRecord[]): [number, number, number, n
 function job(name: string, dialect: JobInput['dialect'], sweeps: JobInput['sweeps'], bbox: [number, number, number, number] = [151, -34, 151.3, -33.7]) {
   return inlineJob({
     name,
+    // A sample's own-dialect run and its auto run are one deployment: the auto run must find the rows.
+    source: name.replace(/^replay-auto-/, 'replay-'),
     baseUrl: 'http://replay.invalid/efa',
     dialect,
     region: { bbox },

@@ -157,7 +157,7 @@ describe('one run at a time, and partial runs delete nothing', () => {
       const opened = await openDb(db.url);
       try {
         const row = await sql<{ deleted: boolean }>`
-          SELECT deleted_at IS NOT NULL AS deleted FROM efa.pins WHERE name = ${victim.name} AND abs(ST_X(geom) - ${victim.lon}) < 1e-6`.execute(opened.kysely);
+          SELECT deleted_at IS NOT NULL AS deleted FROM efa.pins WHERE source = 'partial' AND name = ${victim.name} AND abs(ST_X(geom) - ${victim.lon}) < 1e-6`.execute(opened.kysely);
         expect(row.rows).toHaveLength(1);
         return row.rows[0]!.deleted;
       } finally {

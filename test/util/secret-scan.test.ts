@@ -8,7 +8,7 @@ describe('secret scan helpers (for the end-to-end secrets test)', () => {
   beforeAll(async () => {
     t = await openTestDb();
     await migrate(t.db);
-    await t.db.exec(`INSERT INTO efa.runs (run_id, job_name, job_hash, status, error) VALUES (1, 'demo', 'h', 'failed', 'no reply from https://u:hunter2hunter2@h/efa')`);
+    await t.db.exec(`INSERT INTO efa.runs (run_id, job_name, source, job_hash, status, error) VALUES (1, 'demo', 'demo', 'h', 'failed', 'no reply from https://u:hunter2hunter2@h/efa')`);
   });
   afterAll(async () => t.dispose());
 
