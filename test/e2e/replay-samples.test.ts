@@ -61,7 +61,7 @@ function job(name: string, dialect: JobInput['dialect'], sweeps: JobInput['sweep
   return inlineJob({
     name,
     // A sample's own-dialect run and its auto run are one deployment: the auto run must find the rows.
-    source: name.replace(/^replay-auto-/, 'replay-'),
+    source: name.replace(/-auto/g, '').replace(/-(json|legacy|rapidjson)$/, ''),
     baseUrl: 'http://replay.invalid/efa',
     dialect,
     region: { bbox },
@@ -198,7 +198,7 @@ describe('real samples replayed through runJob: ids, names and types stored verb
       transport: replay({ ...body, infos: { ...body.infos, historic: [...body.infos.historic, older] } }),
     });
     expect(summary).toMatchObject({ status: 'succeeded', exitCode: 0 });
-    const rows = await sql<{ title: string }>`SELECT title FROM efa.notices WHERE notice_id = ${String(first['id'])}`.execute(t.db.kysely);
+    const rows = await sql<{ title: string }>`SELECT title FROM efa.notices WHERE source = 'replay-ai-dup' AND notice_id = ${String(first['id'])}`.execute(t.db.kysely);
     expect(rows.rows.map((r) => r.title)).not.toContain('an older wording');
     expect(rows.rows).toHaveLength(1);
   });
@@ -206,24 +206,24 @@ describe('real samples replayed through runJob: ids, names and types stored verb
   it('a rapidJSON answer read with the default json dialect: exit 2 naming rapidjson, nothing stored', async () => {
     const sample = coordSamples.find((s) => s.file === 'rapidjson/coord-tfnsw-poi-point.json') as Sample;
     const transport = replay({ ...(sample.body as object), locations: [{ id: 'mismatch-probe', name: 'P', type: 'poi', coord: [-33.88, 151.2] }] });
-    const summary = await runJob({ loaded: job('replay-wrong-json', undefined, { coord: { types: ['POI_POINT'], maxPerRequest: 500 } }), db: t.db, log: silent, today, full: true, transport });
-    expect(summary).toMatchObject({ status: 'failed', exitCode: 2 });
-    expect(summary.error).toContain('Set "dialect": "rapidjson" in the job file, or pass --dialect rapidjson');
+    // The run's probe of its upstream notices it before anything is planned: a configuration error, exit 2.
+    const run = runJob({ loaded: job('replay-wrong-json', undefined, { coord: { types: ['POI_POINT'], maxPerRequest: 500 } }), db: t.db, log: silent, today, full: true, transport });
+    await expect(run).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--dialect rapidjson') });
     expect(await pinsWithIds(['mismatch-probe'])).toEqual([]);
-    const stopFinder = await runJob({
+    const stopFinder = runJob({
       loaded: job('replay-wrong-json-sf', undefined, { stopFinder: { names: ['Epping'] } }),
       db: t.db,
       log: silent,
       today,
       transport: replay(stopFinderSamples.find((s) => s.file === 'rapidjson/stopfinder-tfnsw-epping.json')?.body),
     });
-    expect(stopFinder).toMatchObject({ status: 'failed', exitCode: 2 });
+    await expect(stopFinder).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--dialect rapidjson') });
   });
 
   it('a legacy answer read as rapidjson: exit 2 naming legacy, without retries', async () => {
     const sample = coordSamples.find((s) => s.dialect === 'legacy') as Sample;
     const transport = replay(sample.body);
-    const summary = await runJob({
+    const run = runJob({
       loaded: job('replay-wrong-rapid', 'rapidjson', { coord: { types: ['STOP'], maxPerRequest: 500 } }, regionAround(sample.records)),
       db: t.db,
       log: silent,
@@ -231,9 +231,9 @@ describe('real samples replayed through runJob: ids, names and types stored verb
       full: true,
       transport,
     });
-    expect(summary).toMatchObject({ status: 'failed', exitCode: 2 });
-    expect(summary.error).toContain('--dialect legacy');
-    expect(summary.retries).toBe(0);
+    await expect(run).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--dialect legacy') });
+    // One request: a dialect mismatch is not retried.
+    expect(transport.requests).toBe(1);
   });
 });
 
