@@ -29,7 +29,7 @@ import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
-import { createCapDetector, regionBBox, type Tile } from '../tiling/index.js';
+import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { redactSecretsInText, type Logger } from '../util/log.js';
 import { sweepAddInfo } from './add-info.js';
@@ -196,6 +196,7 @@ async function sweepAndFinish(
     finished,
     full,
     capDetector: createCapDetector(),
+    splitMemory: createSplitMemory(),
   };
   const before = await requestsSoFar(db.kysely, run.runId);
 

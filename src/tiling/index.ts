@@ -9,6 +9,8 @@ export { estimateTileCount, readCappedAnswer } from './estimate.js';
 export type { CappedAnswerReading, UnseenCell } from './estimate.js';
 export { splitTile } from './split.js';
 export type { SplitOptions } from './split.js';
+export { createSplitMemory } from './split-memory.js';
+export type { SplitMemory } from './split-memory.js';
 export { PLAN_FILL, planFromKnownPoints } from './plan.js';
 export type { PlanOptions } from './plan.js';
 export { planBudget } from './budget.js';

@@ -4,6 +4,7 @@ import { cutAxes, placeCut, withEdge } from './kd-cut.js';
 import type { Axis } from './kd-cut.js';
 import { checkFill, checkPositive, checkPositiveInt } from './options.js';
 import { tileIntersectsRegion } from './region.js';
+import type { SplitMemory } from './split-memory.js';
 import type { BBox, Point, Region, Tile } from './types.js';
 
 export interface SplitOptions {
@@ -15,10 +16,9 @@ export interface SplitOptions {
   readonly maxChildren?: number;
   /** Children that miss a polygon region are dropped. */
   readonly region?: Region;
+  /** The run's memory of earlier answers (`createSplitMemory`): sizes the split, and learns the children. */
+  readonly memory?: SplitMemory;
 }
-
-/** Share of max a child made only of seen pins may hold (a few pins on its edges come back twice). */
-const SEEN_FILL = 0.95;
 
 /** A located amount of expected pins: a hit (weight 1) or an unseen cell (its estimate). */
 interface Mass {
@@ -71,25 +71,23 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) return 'too-small';
 
   const reading = readCappedAnswer(b, hits);
-  // Seen pins are known exactly, so they need no safety margin: weighting them by fill / SEEN_FILL lets
-  // a child inside the seen disc be packed nearly full while guessed mass keeps the margin of `fill`.
-  const seenWeight = Math.min(1, fill / SEEN_FILL);
-  const items: Mass[] = reading.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: seenWeight }));
+  const items: Mass[] = reading.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
   for (const u of reading.unseen) items.push({ lon: u.lon, lat: u.lat, w: u.expected });
-  // Capped means at least max pins, whatever the guess says.
-  const total = Math.max(sumWeights(items), (max + 1) * seenWeight);
+  const mass = sumWeights(items);
+  // Capped means at least max pins, whatever the guess says; what siblings and ancestors showed may say more.
+  const total = Math.max(max + 1, opts.memory === undefined ? mass : opts.memory.estimateTotal(tile, mass, max + 1));
   const k = Math.min(maxChildren, Math.max(2, Math.ceil(total / (fill * max))));
 
-  const boxes: BBox[] = [];
-  const visit = (box: BBox, mass: Mass[], parts: number): void => {
+  const boxes: { box: BBox; mass: number }[] = [];
+  const visit = (box: BBox, inside: Mass[], parts: number): void => {
     if (parts <= 1) {
-      boxes.push(box);
+      boxes.push({ box, mass: sumWeights(inside) });
       return;
     }
     const left = Math.floor(parts / 2);
     for (const axis of cutAxes(box, minSize, kx, METRES_PER_DEG_LAT)) {
       const key = (m: Mass): number => (axis === 0 ? m.lon : m.lat);
-      const sorted = [...mass].sort((p, q) => key(p) - key(q));
+      const sorted = [...inside].sort((p, q) => key(p) - key(q));
       const desired = weightedQuantile(sorted, axis, sumWeights(sorted), left / parts);
       const cut = placeCut(box[axis], box[axis + 2]!, desired, minSize);
       if (cut === undefined) continue;
@@ -97,14 +95,15 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
       visit(withEdge(box, axis, 'high', cut), sorted.filter((m) => key(m) >= cut), parts - left);
       return;
     }
-    boxes.push(box);
+    boxes.push({ box, mass: sumWeights(inside) });
   };
   visit(b, items, k);
   // Only reachable when the tile is too thin to hold a snapped edge: returning it unsplit would loop.
   if (boxes.length < 2) return 'too-small';
 
   const region = opts.region;
-  return boxes
-    .filter((c) => region === undefined || tileIntersectsRegion(c, region))
-    .map((c) => makeTile(c, tile.depth + 1, tile.id));
+  const kept = boxes.filter((c) => region === undefined || tileIntersectsRegion(c.box, region));
+  const children = kept.map((c) => ({ tile: makeTile(c.box, tile.depth + 1, tile.id), share: mass > 0 ? c.mass / mass : 1 / boxes.length }));
+  opts.memory?.recordSplit(tile, total, children);
+  return children.map((c) => c.tile);
 }
