@@ -141,3 +141,40 @@ export function estimateTileCount(
   const expected = (Math.max(0, probeHits) / probeAreaM2) * regionAreaM2;
   return Math.max(1, Math.ceil(expected / (fill * maxPerRequest)));
 }
+
+/** A capped answer read as "complete where it has hits, unknown elsewhere". */
+export interface PatchReading {
+  readonly hits: readonly Point[];
+  /** Area of the grid cells that hold hits, m². */
+  readonly seenAreaM2: number;
+  /** Area of the cells that hold none. */
+  readonly unseenAreaM2: number;
+  /** Centres of the cells without hits, each standing for `cellAreaM2`. */
+  readonly unseen: readonly Point[];
+  readonly cellAreaM2: number;
+}
+
+const PATCH_GRID = 16;
+
+export function readPatches(bbox: BBox, hits: readonly Point[]): PatchReading {
+  const inside = hits.filter((h) => containsClosed(bbox, h.lon, h.lat));
+  const c = bboxCentre(bbox);
+  const kx = metresPerDegLon(c.lat);
+  const cw = (bbox[2] - bbox[0]) / PATCH_GRID;
+  const ch = (bbox[3] - bbox[1]) / PATCH_GRID;
+  const cellArea = cw * kx * ch * METRES_PER_DEG_LAT;
+  const counts = new Uint32Array(PATCH_GRID * PATCH_GRID);
+  for (const h of inside) {
+    const gx = Math.min(PATCH_GRID - 1, Math.floor((h.lon - bbox[0]) / cw));
+    const gy = Math.min(PATCH_GRID - 1, Math.floor((h.lat - bbox[1]) / ch));
+    counts[gy * PATCH_GRID + gx]! += 1;
+  }
+  const unseen: Point[] = [];
+  for (let gy = 0; gy < PATCH_GRID; gy++) {
+    for (let gx = 0; gx < PATCH_GRID; gx++) {
+      if (counts[gy * PATCH_GRID + gx] === 0) unseen.push({ lon: bbox[0] + (gx + 0.5) * cw, lat: bbox[1] + (gy + 0.5) * ch });
+    }
+  }
+  const unseenArea = unseen.length * cellArea;
+  return { hits: inside, seenAreaM2: PATCH_GRID * PATCH_GRID * cellArea - unseenArea, unseenAreaM2: unseenArea, unseen, cellAreaM2: cellArea };
+}

@@ -26,22 +26,53 @@ export interface SplitMemory {
   /** The pins `tile` is expected to hold from what siblings and ancestors showed, if it was planned by a split. */
   expectedTotal(tile: Tile): number | undefined;
   /**
-   * The pins a capped `tile` is taken to hold: the estimate from its siblings and ancestors and the one
-   * read from its own answer (`fromAnswer`), weighted by how well each kind has matched the tiles
-   * whose counts became exact in this run. Both are remembered, to be judged when this tile's count is known.
+   * How a capped `tile` is to be split: the pins it is taken to hold, and which reading of its answer
+   * says best where they lie. Candidates are the readings of its own answer (`fromAnswer`, at least
+   * `atLeast` each) and the estimate from its siblings and ancestors; the one whose kind has matched
+   * the tiles whose counts became exact lately wins. All are remembered, to be judged in turn.
    */
-  estimateTotal(tile: Tile, fromAnswer: number, atLeast: number): number;
+  sizeCappedTile(tile: Tile, fromAnswer: Readonly<Record<AnswerReadingKind, number>>, atLeast: number): SplitSizing;
+  /**
+   * Pins per m² in the part of a tile where its capped answer had no hits, as a multiple of the
+   * density where it had: learnt from tiles whose counts became exact (1 before any has).
+   */
+  readonly unseenDensityRatio: number;
   /**
    * Records a split: `estimate` pins expected in the parent, `shares` of that estimate per child
-   * (summing to at most 1; children dropped outside a polygon region are simply left out).
+   * (summing to at most 1; children dropped outside a polygon region are simply left out), and how
+   * the answer's hits covered the parent (`patches`), to learn `unseenDensityRatio` once its count is exact.
    */
-  recordSplit(parent: Tile, estimate: number, children: readonly { readonly tile: Tile; readonly share: number }[]): void;
+  recordSplit(parent: Tile, estimate: number, children: readonly SplitChild[], patches?: PatchCover): void;
+}
+
+export interface SplitChild {
+  readonly tile: Tile;
+  /** Share of the parent's estimated pins this child was cut to hold. */
+  readonly share: number;
+  /** The share each reading of the parent's answer gives it, to judge which reading places pins best. */
+  readonly readingShares: Readonly<Record<AnswerReadingKind, number>>;
+}
+
+/** Two readings of a capped answer: a disc of all pins around the centre, or whole patches where its hits lie. */
+export type AnswerReadingKind = 'disc' | 'patches';
+
+export interface SplitSizing {
+  readonly total: number;
+  /** The reading whose mass the cuts follow. */
+  readonly shape: AnswerReadingKind;
+}
+
+export interface PatchCover {
+  readonly hits: number;
+  readonly seenAreaM2: number;
+  readonly unseenAreaM2: number;
 }
 
 interface Node {
   readonly parent: Node | undefined;
   /** Share of the parent's estimated pins this tile was cut to hold. */
   readonly share: number;
+  readonly readingShares: Readonly<Record<AnswerReadingKind, number>>;
   state: 'pending' | 'exact' | 'capped';
   /** Records answered: exact when `state` is exact, the cap when capped. */
   count: number;
@@ -52,11 +83,15 @@ interface Node {
   unresolved: number;
   /** The estimates made when it was split, to be judged once its count is exact. */
   guesses?: Guesses;
+  patches?: PatchCover;
 }
 
 interface Guesses {
-  readonly fromAnswer: number;
-  readonly fromMemory: number | undefined;
+  /** The memory's split counter when they were made. */
+  readonly at: number;
+  readonly disc: number;
+  readonly patches: number;
+  readonly memory: number | undefined;
 }
 
 /**
@@ -68,10 +103,12 @@ class TrackRecord {
   private meanSquared = PRIOR_SQUARED_ERROR;
   judged = 0;
 
-  add(estimate: number, truth: number): void {
+  /** `age`: how many splits ago the estimate was made; an old estimate says little about the estimator now. */
+  add(estimate: number, truth: number, age: number): void {
     if (!(estimate > 0) || !(truth > 0)) return;
     const e = Math.min(MAX_ERROR, Math.abs(Math.log2(truth / estimate)));
-    this.meanSquared += RECENCY * (e * e - this.meanSquared);
+    const weight = RECENCY * 2 ** (-age / AGE_HALF_LIFE);
+    this.meanSquared += weight * (e * e - this.meanSquared);
     this.judged += 1;
   }
 
@@ -84,21 +121,47 @@ class TrackRecord {
 const PRIOR_SQUARED_ERROR = 1;
 /** Weight of the newest judged tile in a track record. */
 const RECENCY = 0.2;
+/** Splits after which an estimate, judged only now, counts half. */
+const AGE_HALF_LIFE = 4;
 /** One wild miss (a factor of 64) must not decide alone. */
 const MAX_ERROR = 6;
 const MIN_SPREAD = 0.01;
+/** Total variation assumed for a reading's shares before any split has been judged. */
+const PRIOR_SHAPE_ERROR = 0.2;
 
 /** A run-wide memory; create one per run and hand it to every `splitTile` of that run. */
 export function createSplitMemory(): SplitMemory {
   const nodes = new Map<string, Node>();
-  const answerRecord = new TrackRecord();
-  const memoryRecord = new TrackRecord();
+  /** Capped tiles sized so far: the clock estimates are aged by. */
+  let splits = 0;
+  const records = { disc: new TrackRecord(), patches: new TrackRecord(), memory: new TrackRecord() };
+  /** Lately, how far (total variation) children's real shares of their parent were from each reading's. */
+  const shapeError: Record<AnswerReadingKind, number> = { disc: PRIOR_SHAPE_ERROR, patches: PRIOR_SHAPE_ERROR };
+  const judgeShapes = (p: Node): void => {
+    if (p.count <= 0 || p.children.length < 2) return;
+    for (const kind of ['disc', 'patches'] as const) {
+      let sum = 0;
+      for (const c of p.children) sum += c.readingShares[kind];
+      if (!(sum > 0)) continue;
+      let tv = 0;
+      for (const c of p.children) tv += Math.abs(c.count / p.count - c.readingShares[kind] / sum);
+      shapeError[kind] += RECENCY * (tv / 2 - shapeError[kind]);
+    }
+  };
+  /** log2 of the unseen density ratio, learnt lately. */
+  let unseenRatioLog2 = 0;
+  const learnUnseenRatio = (cover: PatchCover, truth: number): void => {
+    if (cover.hits <= 0 || cover.seenAreaM2 <= 0 || cover.unseenAreaM2 <= 0) return;
+    const ratio = ((truth - cover.hits) / cover.unseenAreaM2) / (cover.hits / cover.seenAreaM2);
+    const clamped = Math.max(-MAX_ERROR, Math.min(MAX_ERROR, Math.log2(Math.max(ratio, 2 ** -MAX_ERROR))));
+    unseenRatioLog2 += RECENCY * (clamped - unseenRatioLog2);
+  };
 
   const nodeOf = (tile: Tile): Node => {
     let node = nodes.get(tile.id);
     if (node === undefined) {
       // A tile nobody split (a covering or plan tile, or one planned before a resume).
-      node = { parent: undefined, share: 1, state: 'pending', count: 0, estimate: 0, children: [], unresolved: 0 };
+      node = { parent: undefined, share: 1, readingShares: { disc: 1, patches: 1 }, state: 'pending', count: 0, estimate: 0, children: [], unresolved: 0 };
       nodes.set(tile.id, node);
     }
     return node;
@@ -113,11 +176,15 @@ export function createSplitMemory(): SplitMemory {
       if (p.unresolved > 0) return;
       p.state = 'exact';
       p.count = p.children.reduce((s, c) => s + c.count, 0);
-      if (p.guesses !== undefined) {
-        const g = p.guesses;
-        answerRecord.add(g.fromAnswer, p.count);
-        if (g.fromMemory !== undefined) memoryRecord.add(g.fromMemory, p.count);
+      const g = p.guesses;
+      if (g !== undefined) {
+        const age = splits - g.at;
+        records.disc.add(g.disc, p.count, age);
+        records.patches.add(g.patches, p.count, age);
+        if (g.memory !== undefined) records.memory.add(g.memory, p.count, age);
       }
+      if (p.patches !== undefined) learnUnseenRatio(p.patches, p.count);
+      judgeShapes(p);
     }
   };
 
@@ -177,21 +244,34 @@ export function createSplitMemory(): SplitMemory {
       if (!capped) resolve(node);
     },
     expectedTotal,
-    estimateTotal(tile, fromAnswer, atLeast) {
-      const answer = Math.max(fromAnswer, atLeast);
+    sizeCappedTile(tile, fromAnswer, atLeast) {
+      const disc = Math.max(fromAnswer.disc, atLeast);
+      const patches = Math.max(fromAnswer.patches, atLeast);
       const remembered = expectedTotal(tile);
-      const fromMemory = remembered === undefined ? undefined : Math.max(remembered, atLeast);
-      nodeOf(tile).guesses = { fromAnswer: answer, fromMemory };
-      // Until some tile has shown which kind is right, the tile's own answer is the nearer evidence.
-      if (fromMemory === undefined || memoryRecord.judged === 0) return answer;
-      return memoryRecord.spread < answerRecord.spread ? fromMemory : answer;
+      const memory = remembered === undefined ? undefined : Math.max(remembered, atLeast);
+      splits += 1;
+      nodeOf(tile).guesses = { at: splits, disc, patches, memory };
+      // Ties go to the disc, then to the tile's own answer: the nearer evidence until a kind has been judged.
+      const shape: AnswerReadingKind = shapeError.patches < shapeError.disc ? 'patches' : 'disc';
+      const candidates: [number, TrackRecord][] = [
+        [disc, records.disc],
+        [patches, records.patches],
+      ];
+      if (memory !== undefined) candidates.push([memory, records.memory]);
+      let best = candidates[0]!;
+      for (const c of candidates) if (c[1].judged > 0 && c[1].spread < best[1].spread) best = c;
+      return { total: best[0], shape };
     },
-    recordSplit(parent, estimate, children) {
+    get unseenDensityRatio() {
+      return 2 ** unseenRatioLog2;
+    },
+    recordSplit(parent, estimate, children, patches) {
       const p = nodeOf(parent);
       if (p.children.length > 0) return; // split twice (a retried answer): keep the first children
       p.estimate = estimate;
-      for (const { tile, share } of children) {
-        const child: Node = { parent: p, share, state: 'pending', count: 0, estimate: 0, children: [], unresolved: 0 };
+      if (patches !== undefined) p.patches = patches;
+      for (const { tile, share, readingShares } of children) {
+        const child: Node = { parent: p, share, readingShares, state: 'pending', count: 0, estimate: 0, children: [], unresolved: 0 };
         nodes.set(tile.id, child);
         p.children.push(child);
       }

@@ -1,4 +1,4 @@
-import { readCappedAnswer } from './estimate.js';
+import { readCappedAnswer, readPatches } from './estimate.js';
 import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon } from './geo.js';
 import { cutAxes, placeCut, withEdge } from './kd-cut.js';
 import type { Axis } from './kd-cut.js';
@@ -70,12 +70,22 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   const kx = metresPerDegLon((b[1] + b[3]) / 2);
   if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) return 'too-small';
 
-  const reading = readCappedAnswer(b, hits);
-  const items: Mass[] = reading.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
-  for (const u of reading.unseen) items.push({ lon: u.lon, lat: u.lat, w: u.expected });
-  const mass = sumWeights(items);
-  // Capped means at least max pins, whatever the guess says; what siblings and ancestors showed may say more.
-  const total = Math.max(max + 1, opts.memory === undefined ? mass : opts.memory.estimateTotal(tile, mass, max + 1));
+  // Two readings of the answer: a disc of every pin around the centre (the usual EFA order), and
+  // patches complete where hits lie with the rest as dense as the run has found such rest to be.
+  const disc = readCappedAnswer(b, hits);
+  const discItems: Mass[] = disc.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
+  for (const u of disc.unseen) discItems.push({ lon: u.lon, lat: u.lat, w: u.expected });
+  const patches = readPatches(b, hits);
+  const patchItems: Mass[] = patches.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
+  const unseenPerCell =
+    patches.seenAreaM2 > 0 ? ((opts.memory?.unseenDensityRatio ?? 1) * patches.hits.length * patches.cellAreaM2) / patches.seenAreaM2 : 0;
+  if (unseenPerCell > 0) for (const u of patches.unseen) patchItems.push({ lon: u.lon, lat: u.lat, w: unseenPerCell });
+  const readings = { disc: sumWeights(discItems), patches: sumWeights(patchItems) };
+  // Capped means at least max pins, whatever a reading says; what siblings and ancestors showed may say more.
+  const sizing = opts.memory?.sizeCappedTile(tile, readings, max + 1) ?? { total: Math.max(readings.disc, max + 1), shape: 'disc' as const };
+  const items = sizing.shape === 'disc' ? discItems : patchItems;
+  const mass = readings[sizing.shape];
+  const total = sizing.total;
   const k = Math.min(maxChildren, Math.max(2, Math.ceil(total / (fill * max))));
 
   const boxes: { box: BBox; mass: number }[] = [];
@@ -103,7 +113,22 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
 
   const region = opts.region;
   const kept = boxes.filter((c) => region === undefined || tileIntersectsRegion(c.box, region));
-  const children = kept.map((c) => ({ tile: makeTile(c.box, tile.depth + 1, tile.id), share: mass > 0 ? c.mass / mass : 1 / boxes.length }));
-  opts.memory?.recordSplit(tile, total, children);
+  const shareOf = (box: BBox, of: readonly Mass[], whole: number): number => {
+    if (!(whole > 0)) return 1 / boxes.length;
+    let w = 0;
+    // Half-open like the cuts, except on the parent's own max edges.
+    for (const m of of) {
+      const inLon = m.lon >= box[0] && (m.lon < box[2] || box[2] === b[2]);
+      const inLat = m.lat >= box[1] && (m.lat < box[3] || box[3] === b[3]);
+      if (inLon && inLat) w += m.w;
+    }
+    return w / whole;
+  };
+  const children = kept.map((c) => ({
+    tile: makeTile(c.box, tile.depth + 1, tile.id),
+    share: mass > 0 ? c.mass / mass : 1 / boxes.length,
+    readingShares: { disc: shareOf(c.box, discItems, readings.disc), patches: shareOf(c.box, patchItems, readings.patches) },
+  }));
+  opts.memory?.recordSplit(tile, total, children, { hits: patches.hits.length, seenAreaM2: patches.seenAreaM2, unseenAreaM2: patches.unseenAreaM2 });
   return children.map((c) => c.tile);
 }
