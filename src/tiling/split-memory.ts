@@ -33,8 +33,8 @@ export interface SplitMemory {
    */
   sizeCappedTile(tile: Tile, fromAnswer: Readonly<Record<AnswerReadingKind, number>>, atLeast: number): SplitSizing;
   /**
-   * Pins per m² in the part of a tile where its capped answer had no hits, as a multiple of the
-   * density where it had: learnt from tiles whose counts became exact (1 before any has).
+   * How many times what `readPatches` guessed for the cells without hits those cells really held,
+   * lately: learnt from tiles whose counts became exact (1 before any has).
    */
   readonly unseenDensityRatio: number;
   /**
@@ -64,8 +64,8 @@ export interface SplitSizing {
 
 export interface PatchCover {
   readonly hits: number;
-  readonly seenAreaM2: number;
-  readonly unseenAreaM2: number;
+  /** What `readPatches` guessed for the cells without hits. */
+  readonly unseenExpected: number;
 }
 
 interface Node {
@@ -151,8 +151,8 @@ export function createSplitMemory(): SplitMemory {
   /** log2 of the unseen density ratio, learnt lately. */
   let unseenRatioLog2 = 0;
   const learnUnseenRatio = (cover: PatchCover, truth: number): void => {
-    if (cover.hits <= 0 || cover.seenAreaM2 <= 0 || cover.unseenAreaM2 <= 0) return;
-    const ratio = ((truth - cover.hits) / cover.unseenAreaM2) / (cover.hits / cover.seenAreaM2);
+    if (!(cover.unseenExpected > 0)) return;
+    const ratio = (truth - cover.hits) / cover.unseenExpected;
     const clamped = Math.max(-MAX_ERROR, Math.min(MAX_ERROR, Math.log2(Math.max(ratio, 2 ** -MAX_ERROR))));
     unseenRatioLog2 += RECENCY * (clamped - unseenRatioLog2);
   };

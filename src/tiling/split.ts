@@ -77,9 +77,8 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   for (const u of disc.unseen) discItems.push({ lon: u.lon, lat: u.lat, w: u.expected });
   const patches = readPatches(b, hits);
   const patchItems: Mass[] = patches.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
-  const unseenPerCell =
-    patches.seenAreaM2 > 0 ? ((opts.memory?.unseenDensityRatio ?? 1) * patches.hits.length * patches.cellAreaM2) / patches.seenAreaM2 : 0;
-  if (unseenPerCell > 0) for (const u of patches.unseen) patchItems.push({ lon: u.lon, lat: u.lat, w: unseenPerCell });
+  const unseenRatio = opts.memory?.unseenDensityRatio ?? 1;
+  for (const u of patches.unseen) if (u.expected > 0) patchItems.push({ lon: u.lon, lat: u.lat, w: u.expected * unseenRatio });
   const readings = { disc: sumWeights(discItems), patches: sumWeights(patchItems) };
   // Capped means at least max pins, whatever a reading says; what siblings and ancestors showed may say more.
   const sizing = opts.memory?.sizeCappedTile(tile, readings, max + 1) ?? { total: Math.max(readings.disc, max + 1), shape: 'disc' as const };
@@ -129,6 +128,6 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
     share: mass > 0 ? c.mass / mass : 1 / boxes.length,
     readingShares: { disc: shareOf(c.box, discItems, readings.disc), patches: shareOf(c.box, patchItems, readings.patches) },
   }));
-  opts.memory?.recordSplit(tile, total, children, { hits: patches.hits.length, seenAreaM2: patches.seenAreaM2, unseenAreaM2: patches.unseenAreaM2 });
+  opts.memory?.recordSplit(tile, total, children, { hits: patches.hits.length, unseenExpected: patches.unseenExpected });
   return children.map((c) => c.tile);
 }
