@@ -289,6 +289,18 @@ export function adaptiveSplitter(w: World, p: SplitParams): Splitter {
     });
 }
 
+/** The adaptive splitter without the run's memory: each split sized from its own answer alone. */
+export function answerOnlySplitter(w: World, p: SplitParams): Splitter {
+  return (tile, hits) =>
+    splitTile(tile, hits, {
+      maxPerRequest: p.max,
+      minTileSizeDeg: p.minTileSizeDeg,
+      ...(p.fill === undefined ? {} : { fill: p.fill }),
+      ...(p.maxChildren === undefined ? {} : { maxChildren: p.maxChildren }),
+      region: w.region,
+    });
+}
+
 /** The baseline: four children at the midpoints, whatever the hits say. */
 export function quadtreeSplitter(w: World, p: SplitParams): Splitter {
   return (tile) => {
