@@ -52,11 +52,18 @@ function weightedQuantile(sorted: readonly Mass[], axis: Axis, total: number, sh
 /**
  * Children for a capped tile, cut where the pins are rather than at the midpoint.
  *
- * The answer is read as "every pin near the centre, none beyond" (see `readCappedAnswer`): the seen
- * hits and the guessed density of the unseen rest form a mass, the tile is given
- * `k = ceil(mass / (fill × max))` children (at least 2, at most `maxChildren`), and it is cut k-d
- * style: along the longer side in metres, at the mass quantile that gives each side its share of
- * the k children. Children exactly partition the parent (shared edges snapped to 1e-5°).
+ * The order of a capped answer is not documented, so it is read two ways: as "every pin near the
+ * centre, none beyond" (`readCappedAnswer`, EFA's usual order) and as "complete where it has hits,
+ * unknown elsewhere" (`readPatches`, a server that returns whole areas, as by id). Each reading puts
+ * the hits and its guess for the unseen rest into a mass. Without a memory the disc reading decides;
+ * with the run's memory (`createSplitMemory`) the total is the disc's, the patches' or what siblings
+ * and ancestors showed (the only one that works when the answer is a thinned sample, as in random or
+ * insertion order), and the cut follows the reading, whichever has matched exact counts better
+ * lately. The tile gets `k = ceil(total / (fill × max))` children (at least 2, at most `maxChildren`)
+ * and is cut k-d style: along the longer side in metres, at the mass quantile that gives each side its
+ * share of the k children. Children exactly partition the parent (shared edges snapped to 1e-5°), and
+ * the memory learns what each was cut to hold. The memory only sizes the cuts: which tile owns which
+ * pin does not depend on it, nor on the order answers arrive in.
  *
  * Returns `'too-small'` when the tile is at or below `minTileSizeDeg` on both axes: the caller keeps
  * the capped answer and records the tile as capped.
