@@ -5,7 +5,7 @@ import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
 import { errorText, isFatal } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
-import type { BBox, CapDetector } from '../tiling/index.js';
+import type { BBox, CapDetector, SplitMemory } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import type { Progress } from './progress.js';
 import type { RunStats } from './stats.js';
@@ -44,6 +44,8 @@ export interface SweepContext {
   readonly secrets: readonly string[];
   /** Raises the run's request budget when a phase learns how much work it holds. */
   readonly extendBudget: (requests: number) => void;
+  /** What the run's CoordInfo answers showed about how many pins tiles hold; sizes splits. */
+  readonly splitMemory: SplitMemory;
 }
 
 interface Pending {

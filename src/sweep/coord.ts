@@ -86,6 +86,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     // An answer as large as what the plan knew there is no evidence of a silent cap.
     if (tile.known === undefined || verdict.received < tile.known) ctx.capDetector.observe(tile, verdict.received, cfg.maxPerRequest);
     const done = { attempts: result.attempts, hits: verdict.received, durationMs: Date.now() - started };
+    if (verdict.kind !== 'untrusted') ctx.splitMemory.observe(tile, verdict.received, verdict.kind === 'capped');
     if (verdict.kind === 'untrusted') {
       await ctx.transact((tx) => storeRejects(ctx, tx, tile.id, [...result.rejects, ...verdict.outside]));
       return fail(tile, started, result.attempts, verdict.reason);
@@ -95,6 +96,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
         maxPerRequest: effectiveMax(),
         minTileSizeDeg: cfg.minTileSizeDeg,
         region: ctx.region,
+        memory: ctx.splitMemory,
       });
       if (children !== 'too-small') {
         await ctx.transact(async (tx) => {

@@ -31,7 +31,7 @@ import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { validateJob, type LoadedJob } from '../job/index.js';
-import { createCapDetector, regionBBox, type Tile } from '../tiling/index.js';
+import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import type { Logger } from '../util/log.js';
 import { collectSecrets, redactDeep, redactText } from '../util/redact.js';
@@ -212,6 +212,7 @@ async function sweepAndFinish(
     capDetector: createCapDetector(),
     extendBudget: (n) => scheduler.extendBudget(n),
     secrets,
+    splitMemory: createSplitMemory(),
   };
   const before = await requestsSoFar(db.kysely, run.runId);
 

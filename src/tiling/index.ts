@@ -5,10 +5,12 @@ export { inRegion, pointInRegion, regionBBox, tileIntersectsRegion } from './reg
 export { ownsPoint } from './ownership.js';
 export { coverRegion } from './cover.js';
 export type { CoverOptions } from './cover.js';
-export { estimateTileCount, readCappedAnswer } from './estimate.js';
-export type { CappedAnswerReading, UnseenCell } from './estimate.js';
+export { estimateTileCount, readCappedAnswer, readPatches } from './estimate.js';
+export type { CappedAnswerReading, PatchReading, UnseenCell } from './estimate.js';
 export { splitTile } from './split.js';
 export type { SplitOptions } from './split.js';
+export { createSplitMemory } from './split-memory.js';
+export type { AnswerReadingKind, PatchCover, SplitChild, SplitMemory, SplitSizing } from './split-memory.js';
 export { PLAN_FILL, planFromKnownPoints } from './plan.js';
 export type { PlanOptions } from './plan.js';
 export { planBudget } from './budget.js';

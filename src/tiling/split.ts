@@ -1,9 +1,10 @@
-import { readCappedAnswer } from './estimate.js';
+import { readCappedAnswer, readPatches } from './estimate.js';
 import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon } from './geo.js';
 import { cutAxes, placeCut, withEdge } from './kd-cut.js';
 import type { Axis } from './kd-cut.js';
 import { checkFill, checkPositive, checkPositiveInt } from './options.js';
 import { tileIntersectsRegion } from './region.js';
+import type { SplitMemory } from './split-memory.js';
 import type { BBox, Point, Region, Tile } from './types.js';
 
 export interface SplitOptions {
@@ -15,10 +16,9 @@ export interface SplitOptions {
   readonly maxChildren?: number;
   /** Children that miss a polygon region are dropped. */
   readonly region?: Region;
+  /** The run's memory of earlier answers (`createSplitMemory`): sizes the split, and learns the children. */
+  readonly memory?: SplitMemory;
 }
-
-/** Share of max a child made only of seen pins may hold (a few pins on its edges come back twice). */
-const SEEN_FILL = 0.95;
 
 /** A located amount of expected pins: a hit (weight 1) or an unseen cell (its estimate). */
 interface Mass {
@@ -52,11 +52,18 @@ function weightedQuantile(sorted: readonly Mass[], axis: Axis, total: number, sh
 /**
  * Children for a capped tile, cut where the pins are rather than at the midpoint.
  *
- * The answer is read as "every pin near the centre, none beyond" (see `readCappedAnswer`): the seen
- * hits and the guessed density of the unseen rest form a mass, the tile is given
- * `k = ceil(mass / (fill × max))` children (at least 2, at most `maxChildren`), and it is cut k-d
- * style: along the longer side in metres, at the mass quantile that gives each side its share of
- * the k children. Children exactly partition the parent (shared edges snapped to 1e-5°).
+ * The order of a capped answer is not documented, so it is read two ways: as "every pin near the
+ * centre, none beyond" (`readCappedAnswer`, EFA's usual order) and as "complete where it has hits,
+ * unknown elsewhere" (`readPatches`, a server that returns whole areas, as by id). Each reading puts
+ * the hits and its guess for the unseen rest into a mass. Without a memory the disc reading decides;
+ * with the run's memory (`createSplitMemory`) the total is the disc's, the patches' or what siblings
+ * and ancestors showed (the only one that works when the answer is a thinned sample, as in random or
+ * insertion order), and the cut follows the reading, whichever has matched exact counts better
+ * lately. The tile gets `k = ceil(total / (fill × max))` children (at least 2, at most `maxChildren`)
+ * and is cut k-d style: along the longer side in metres, at the mass quantile that gives each side its
+ * share of the k children. Children exactly partition the parent (shared edges snapped to 1e-5°), and
+ * the memory learns what each was cut to hold. The memory only sizes the cuts: which tile owns which
+ * pin does not depend on it, nor on the order answers arrive in.
  *
  * Returns `'too-small'` when the tile is at or below `minTileSizeDeg` on both axes: the caller keeps
  * the capped answer and records the tile as capped.
@@ -70,26 +77,33 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   const kx = metresPerDegLon((b[1] + b[3]) / 2);
   if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) return 'too-small';
 
-  const reading = readCappedAnswer(b, hits);
-  // Seen pins are known exactly, so they need no safety margin: weighting them by fill / SEEN_FILL lets
-  // a child inside the seen disc be packed nearly full while guessed mass keeps the margin of `fill`.
-  const seenWeight = Math.min(1, fill / SEEN_FILL);
-  const items: Mass[] = reading.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: seenWeight }));
-  for (const u of reading.unseen) items.push({ lon: u.lon, lat: u.lat, w: u.expected });
-  // Capped means at least max pins, whatever the guess says.
-  const total = Math.max(sumWeights(items), (max + 1) * seenWeight);
+  // Two readings of the answer: a disc of every pin around the centre (the usual EFA order), and
+  // patches complete where hits lie with the rest as dense as the run has found such rest to be.
+  const disc = readCappedAnswer(b, hits);
+  const discItems: Mass[] = disc.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
+  for (const u of disc.unseen) discItems.push({ lon: u.lon, lat: u.lat, w: u.expected });
+  const patches = readPatches(b, hits);
+  const patchItems: Mass[] = patches.hits.map((h) => ({ lon: h.lon, lat: h.lat, w: 1 }));
+  const unseenRatio = opts.memory?.unseenDensityRatio ?? 1;
+  for (const u of patches.unseen) if (u.expected > 0) patchItems.push({ lon: u.lon, lat: u.lat, w: u.expected * unseenRatio });
+  const readings = { disc: sumWeights(discItems), patches: sumWeights(patchItems) };
+  // Capped means at least max pins, whatever a reading says; what siblings and ancestors showed may say more.
+  const sizing = opts.memory?.sizeCappedTile(tile, readings, max + 1) ?? { total: Math.max(readings.disc, max + 1), shape: 'disc' as const };
+  const items = sizing.shape === 'disc' ? discItems : patchItems;
+  const mass = readings[sizing.shape];
+  const total = sizing.total;
   const k = Math.min(maxChildren, Math.max(2, Math.ceil(total / (fill * max))));
 
-  const boxes: BBox[] = [];
-  const visit = (box: BBox, mass: Mass[], parts: number): void => {
+  const boxes: { box: BBox; mass: number }[] = [];
+  const visit = (box: BBox, inside: Mass[], parts: number): void => {
     if (parts <= 1) {
-      boxes.push(box);
+      boxes.push({ box, mass: sumWeights(inside) });
       return;
     }
     const left = Math.floor(parts / 2);
     for (const axis of cutAxes(box, minSize, kx, METRES_PER_DEG_LAT)) {
       const key = (m: Mass): number => (axis === 0 ? m.lon : m.lat);
-      const sorted = [...mass].sort((p, q) => key(p) - key(q));
+      const sorted = [...inside].sort((p, q) => key(p) - key(q));
       const desired = weightedQuantile(sorted, axis, sumWeights(sorted), left / parts);
       const cut = placeCut(box[axis], box[axis + 2]!, desired, minSize);
       if (cut === undefined) continue;
@@ -97,14 +111,30 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
       visit(withEdge(box, axis, 'high', cut), sorted.filter((m) => key(m) >= cut), parts - left);
       return;
     }
-    boxes.push(box);
+    boxes.push({ box, mass: sumWeights(inside) });
   };
   visit(b, items, k);
   // Only reachable when the tile is too thin to hold a snapped edge: returning it unsplit would loop.
   if (boxes.length < 2) return 'too-small';
 
   const region = opts.region;
-  return boxes
-    .filter((c) => region === undefined || tileIntersectsRegion(c, region))
-    .map((c) => makeTile(c, tile.depth + 1, tile.id));
+  const kept = boxes.filter((c) => region === undefined || tileIntersectsRegion(c.box, region));
+  const shareOf = (box: BBox, of: readonly Mass[], whole: number): number => {
+    if (!(whole > 0)) return 1 / boxes.length;
+    let w = 0;
+    // Half-open like the cuts, except on the parent's own max edges.
+    for (const m of of) {
+      const inLon = m.lon >= box[0] && (m.lon < box[2] || box[2] === b[2]);
+      const inLat = m.lat >= box[1] && (m.lat < box[3] || box[3] === b[3]);
+      if (inLon && inLat) w += m.w;
+    }
+    return w / whole;
+  };
+  const children = kept.map((c) => ({
+    tile: makeTile(c.box, tile.depth + 1, tile.id),
+    share: mass > 0 ? c.mass / mass : 1 / boxes.length,
+    readingShares: { disc: shareOf(c.box, discItems, readings.disc), patches: shareOf(c.box, patchItems, readings.patches) },
+  }));
+  opts.memory?.recordSplit(tile, total, children, { hits: patches.hits.length, unseenExpected: patches.unseenExpected });
+  return children.map((c) => c.tile);
 }

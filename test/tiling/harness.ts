@@ -6,6 +6,7 @@ import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon, snapEdge } from '../../s
 import {
   bboxAreaM2,
   coverRegion,
+  createSplitMemory,
   estimateTileCount,
   inRegion,
   ownsPoint,
@@ -15,7 +16,7 @@ import {
   splitTile,
   tileIntersectsRegion,
 } from '../../src/tiling/index.js';
-import type { BBox, Point, Region, Tile } from '../../src/tiling/index.js';
+import type { BBox, Point, Region, SplitMemory, Tile } from '../../src/tiling/index.js';
 import { hash32, makeRng } from '../../src/sim/rng.js';
 
 export const STUTTGART: BBox = [9.05, 48.7, 9.3, 48.85];
@@ -196,7 +197,8 @@ export function queryBox(w: World, b: BBox, max: number, order: Order = 'distanc
   return found.slice(0, max);
 }
 
-export type Splitter = (tile: Tile, hits: Point[]) => Tile[] | 'too-small';
+/** Splits one capped tile; `memory` is the sweep's own, already fed this tile's answer. */
+export type Splitter = (tile: Tile, hits: Point[], memory: SplitMemory) => Tile[] | 'too-small';
 
 export interface Answered {
   readonly tile: Tile;
@@ -212,23 +214,58 @@ export interface SweepResult {
   readonly leaves: readonly Answered[];
 }
 
-/** Request every tile; split capped ones and request the children, breadth first. */
-export function sweep(w: World, start: readonly Tile[], split: Splitter, max: number, order: Order = 'distance', alreadySpent = 0): SweepResult {
-  const queue: Tile[] = [...start];
+/**
+ * How the sweep works through its tiles, as `drainQueue` (src/sweep/queue.ts) does: `concurrency`
+ * requests in flight, the newest tile first (a split's first child first), and each answer handled
+ * when it arrives, with the others still out. Answers arrive in the order they were asked, or, with
+ * `shuffle`, in an order drawn from that seed (servers answer small boxes faster than big ones, and
+ * networks reorder): request counts may change with it, completeness must not.
+ */
+export interface QueueOptions {
+  readonly concurrency?: number;
+  readonly shuffle?: number;
+}
+
+/** The sweep's default concurrency (`rateLimit.concurrency` in a job). */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** Request every tile; split capped ones and request the children, as the real sweep's queue does. */
+export function sweep(
+  w: World,
+  start: readonly Tile[],
+  split: Splitter,
+  max: number,
+  order: Order = 'distance',
+  alreadySpent = 0,
+  queue: QueueOptions = {},
+): SweepResult {
+  const concurrency = queue.concurrency ?? DEFAULT_CONCURRENCY;
+  const pick = queue.shuffle === undefined ? undefined : rng(queue.shuffle);
+  const memory = createSplitMemory();
+  const waiting: Tile[] = [...start].reverse();
+  const inFlight: { tile: Tile; hits: number[] }[] = [];
   const leaves: Answered[] = [];
   let requests = alreadySpent;
   let cappedRequests = 0;
-  for (let tile = queue.shift(); tile !== undefined; tile = queue.shift()) {
-    const hits = queryBox(w, tile.bbox, max, order);
-    requests++;
-    if (hits.length < max) {
+  for (;;) {
+    while (inFlight.length < concurrency && waiting.length > 0) {
+      const tile = waiting.pop()!;
+      inFlight.push({ tile, hits: queryBox(w, tile.bbox, max, order) });
+      requests++;
+    }
+    if (inFlight.length === 0) break;
+    const at = pick === undefined ? 0 : Math.floor(pick() * inFlight.length);
+    const { tile, hits } = inFlight.splice(at, 1)[0]!;
+    const capped = hits.length >= max;
+    memory.observe(tile, hits.length, capped);
+    if (!capped) {
       leaves.push({ tile, hits, capped: false });
       continue;
     }
     cappedRequests++;
-    const children = split(tile, hits.map((i) => pointAt(w, i)));
+    const children = split(tile, hits.map((i) => pointAt(w, i)), memory);
     if (children === 'too-small') leaves.push({ tile, hits, capped: true });
-    else queue.push(...children);
+    else for (let i = children.length - 1; i >= 0; i--) waiting.push(children[i]!);
   }
   return { requests, cappedRequests, leaves };
 }
@@ -241,6 +278,19 @@ export interface SplitParams {
 }
 
 export function adaptiveSplitter(w: World, p: SplitParams): Splitter {
+  return (tile, hits, memory) =>
+    splitTile(tile, hits, {
+      memory,
+      maxPerRequest: p.max,
+      minTileSizeDeg: p.minTileSizeDeg,
+      ...(p.fill === undefined ? {} : { fill: p.fill }),
+      ...(p.maxChildren === undefined ? {} : { maxChildren: p.maxChildren }),
+      region: w.region,
+    });
+}
+
+/** The adaptive splitter without the run's memory: each split sized from its own answer alone. */
+export function answerOnlySplitter(w: World, p: SplitParams): Splitter {
   return (tile, hits) =>
     splitTile(tile, hits, {
       maxPerRequest: p.max,
@@ -269,8 +319,8 @@ export function quadtreeSplitter(w: World, p: SplitParams): Splitter {
 }
 
 /** One request over the whole region envelope, then its children; the probe is the root tile. */
-export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'distance'): SweepResult {
-  return sweep(w, coverRegion(w.region, { targetTiles: 1 }), split, max, order);
+export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'distance', queue: QueueOptions = {}): SweepResult {
+  return sweep(w, coverRegion(w.region, { targetTiles: 1 }), split, max, order, 0, queue);
 }
 
 /** One probe over the region envelope sizes a grid (`estimateTileCount`), which is then swept. */
@@ -366,7 +416,8 @@ export function nightTwo(
   minTileSizeDeg: number,
   fill?: number,
   order: Order = 'distance',
+  queue: QueueOptions = {},
 ): SweepResult & { planned: number } {
   const plan = planFromKnownPoints(w.region, known, { maxPerRequest: max, minTileSizeDeg, ...(fill === undefined ? {} : { fill }) });
-  return { ...sweep(w, plan, split, max, order), planned: plan.length };
+  return { ...sweep(w, plan, split, max, order, 0, queue), planned: plan.length };
 }

@@ -4,6 +4,7 @@ import {
   coverRegion,
   estimateTileCount,
   readCappedAnswer,
+  readPatches,
   splitTile,
 } from '../../src/tiling/index.js';
 import type { BBox, Point, Tile } from '../../src/tiling/index.js';
@@ -37,6 +38,34 @@ describe('readCappedAnswer', () => {
       { lon: 9.01, lat: 48 },
     ];
     expect(readCappedAnswer(b, hits).estimatedTotal).toBe(4);
+  });
+});
+
+describe('readPatches', () => {
+  const b: BBox = [9, 48, 9.016, 48.016]; // a 16 x 16 grid of 0.001° cells
+
+  it('takes cells with hits as complete and guesses the others from the cells with hits near them', () => {
+    const hits: Point[] = [
+      ...Array.from({ length: 10 }, () => ({ lon: 9.0005, lat: 48.0005 })), // 10 in the south-west cell
+      { lon: 9.0155, lat: 48.0155 }, // 1 in the north-east cell
+    ];
+    const r = readPatches(b, hits);
+    expect(r.hits).toHaveLength(11);
+    expect(r.unseen).toHaveLength(16 * 16 - 2);
+    const at = (lon: number, lat: number): number => r.unseen.find((u) => Math.abs(u.lon - lon) < 1e-9 && Math.abs(u.lat - lat) < 1e-9)!.expected;
+    // Next to the dense cell the guess is near 10, next to the sparse one near 1, and between the two.
+    expect(at(9.0015, 48.0005)).toBeGreaterThan(8);
+    expect(at(9.0145, 48.0155)).toBeLessThan(3);
+    expect(at(9.0075, 48.0075)).toBeGreaterThan(1);
+    expect(at(9.0075, 48.0075)).toBeLessThan(10);
+    expect(r.unseenExpected).toBeCloseTo(r.unseen.reduce((s, u) => s + u.expected, 0), 6);
+  });
+
+  it('guesses nothing where every cell has hits, and nothing at all without hits', () => {
+    const everywhere: Point[] = [];
+    for (let i = 0; i < 16; i++) for (let j = 0; j < 16; j++) everywhere.push({ lon: 9.0005 + i * 0.001, lat: 48.0005 + j * 0.001 });
+    expect(readPatches(b, everywhere).unseen).toHaveLength(0);
+    expect(readPatches(b, []).unseenExpected).toBe(0);
   });
 });
 

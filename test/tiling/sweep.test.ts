@@ -3,6 +3,7 @@ import { coverRegion } from '../../src/tiling/index.js';
 import type { Region } from '../../src/tiling/index.js';
 import {
   adaptiveSplitter,
+  answerOnlySplitter,
   checkCompleteness,
   clusteredWorld,
   coldStartRootSplit,
@@ -64,23 +65,61 @@ describe('cold-start sweep on a clustered city (50,000 pins, max 500)', () => {
   });
 });
 
-describe('night two under every answer order, on two worlds with city cores and sparse edges', () => {
+/**
+ * Issue 11: night one at most 2.2x the floor under every answer order a server might use. Measured
+ * bounds where that is not reached yet are asserted as what they are (see the tiling bench): under id
+ * order a capped answer shows whole municipalities and nothing of the rest, and the regional world's
+ * distance order overestimates its first, huge tiles before any count is known.
+ */
+const NIGHT_ONE_BOUND = 2.2;
+const NIGHT_TWO_BOUND = 1.15;
+const MEASURED_LIMIT: Partial<Record<string, number>> = {
+  'regional distance': 2.6,
+  'clustered id': 3.0,
+  'regional id': 3.2,
+};
+
+describe('night one and night two under every answer order, on worlds with city cores and sparse edges', () => {
   for (const { world, max } of [
+    { world: clusteredWorld(50_000, 1), max: 500 },
     { world: clusteredWorld(50_000, 3), max: 250 },
     { world: regionalWorld(60_000, 11), max: 500 },
   ]) {
     for (const order of ORDERS) {
-      it(`${world.name}, max ${max}, ${order} order: night one complete, night two within 1.15x of the floor`, () => {
+      const bound = MEASURED_LIMIT[`${world.name} ${order}`] ?? NIGHT_ONE_BOUND;
+      it(`${world.name}, max ${max}, ${order} order: complete, night one within ${bound}x of the floor, night two within ${NIGHT_TWO_BOUND}x`, () => {
         const p = { max, minTileSizeDeg: MIN };
+        const floor = floorRequests(world.lon.length, max);
         const one = coldStartRootSplit(world, adaptiveSplitter(world, p), max, order);
         expectComplete(world, one);
+        expect(one.requests / floor).toBeLessThanOrEqual(bound);
         const two = nightTwo(world, foundPins(world, one), adaptiveSplitter(world, p), max, MIN, undefined, order);
         expectComplete(world, two);
         expect(two.cappedRequests).toBe(0);
-        expect(two.requests / floorRequests(world.lon.length, max)).toBeLessThanOrEqual(1.15);
+        expect(two.requests / floor).toBeLessThanOrEqual(NIGHT_TWO_BOUND);
       });
     }
   }
+});
+
+describe('the split memory under the timing of a real sweep', () => {
+  const w = clusteredWorld(30_000, 9);
+  const p = { max: 300, minTileSizeDeg: MIN };
+  for (const order of ['random', 'id'] as const) {
+    it(`stays complete whatever the concurrency and the order answers arrive in (${order} order)`, () => {
+      for (const queue of [{ concurrency: 1 }, { concurrency: 16 }, { concurrency: 4, shuffle: 1 }, { concurrency: 8, shuffle: 2 }]) {
+        expectComplete(w, coldStartRootSplit(w, adaptiveSplitter(w, p), p.max, order, queue));
+      }
+    });
+  }
+
+  it('is what brings night one under a thinned (random) order below what the answer alone allows', () => {
+    const floor = floorRequests(w.lon.length, p.max);
+    const withMemory = coldStartRootSplit(w, adaptiveSplitter(w, p), p.max, 'random');
+    const answerOnly = coldStartRootSplit(w, answerOnlySplitter(w, p), p.max, 'random');
+    expect(withMemory.requests / floor).toBeLessThanOrEqual(NIGHT_ONE_BOUND);
+    expect(answerOnly.requests / floor).toBeGreaterThan(NIGHT_ONE_BOUND);
+  });
 });
 
 describe('completeness on other worlds', () => {
