@@ -2,7 +2,7 @@ import type { RequestScheduler } from '../http/types.js';
 import { ConfigError } from '../errors.js';
 import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, createFetchTransport, createRequestScheduler, describeError } from '../http/index.js';
 import type { Transport } from '../http/types.js';
-import type { Job, ResolvedRegion } from '../job/index.js';
+import { resolveHeaders, type Job, type ResolvedRegion } from '../job/index.js';
 import { pointInRegion } from '../tiling/index.js';
 import { createEfaClient, type EfaClient, type EfaResult } from './client.js';
 import type { Dialect } from './dialect.js';
@@ -119,19 +119,6 @@ function recognisedDialects(body: unknown): string[] {
   return order.filter((d) => d.detect(body)).map((d) => d.name);
 }
 
-function headersFrom(job: Job, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(job.headers ?? {})) {
-    if (typeof value === 'string') out[name] = value;
-    else {
-      const fromEnv = env[value.env];
-      if (fromEnv === undefined || fromEnv === '') throw new ConfigError(`headers.${name}: environment variable ${value.env} is not set`, `headers.${name}`);
-      out[name] = fromEnv;
-    }
-  }
-  return out;
-}
-
 const connectionCauseOf = (error: unknown): HttpConnectionError | undefined => {
   if (error instanceof HttpConnectionError) return error;
   if (error instanceof RetriesExhaustedError) return connectionCauseOf(error.cause);
@@ -229,7 +216,7 @@ export async function probeUpstream(
   const baseUrl = options.baseUrl !== undefined && options.baseUrl !== '' ? options.baseUrl : job.baseUrl;
   const dialectName = options.dialect ?? job.dialect;
   const dialect = sniffing(dialectFor(dialectName));
-  const headers = headersFrom(job, options.env ?? process.env);
+  const headers = resolveHeaders(job, options.env ?? process.env);
   const client = createEfaClient({
     baseUrl,
     transport: options.transport ?? createFetchTransport(),

@@ -1,10 +1,9 @@
 import type { Dialect } from '../efa/dialect.js';
 import { dialectFor, type AutoDialect } from '../efa/dialects/index.js';
 import { createEfaClient, type EfaClient } from '../efa/index.js';
-import { ConfigError } from '../errors.js';
 import { createFetchTransport, createRequestScheduler, type MeteredRequestScheduler } from '../http/index.js';
 import type { Transport } from '../http/types.js';
-import type { Job } from '../job/index.js';
+import { resolveHeaders, type Job } from '../job/index.js';
 import type { Logger } from '../util/log.js';
 
 export interface JobClient {
@@ -33,7 +32,7 @@ export function createJobClient(
     },
   });
   const dialect = dialectFor(job.dialect);
-  const headers = resolveHeaders(job.headers ?? {});
+  const headers = resolveHeaders(job);
   const client = createEfaClient({
     baseUrl: job.baseUrl,
     transport:
@@ -47,21 +46,6 @@ export function createJobClient(
     secretNames: Object.keys(headers),
   });
   return { client, scheduler, dialect };
-}
-
-/** Header values from the environment; a missing variable is a configuration error naming it. */
-export function resolveHeaders(spec: Readonly<Record<string, string | { env: string }>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(spec)) {
-    if (typeof value === 'string') {
-      out[name] = value;
-      continue;
-    }
-    const fromEnv = process.env[value.env];
-    if (fromEnv === undefined || fromEnv === '') throw new ConfigError(`headers.${name}: environment variable ${value.env} is not set`, `headers.${name}`);
-    out[name] = fromEnv;
-  }
-  return out;
 }
 
 /** The dialect a run read: for `auto`, the one it detected. */

@@ -30,13 +30,13 @@ import { RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.
 import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
-import { validateJob, type LoadedJob } from '../job/index.js';
+import { resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
 import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import type { Logger } from '../util/log.js';
 import { collectSecrets, redactDeep, redactText } from '../util/redact.js';
 import { sweepAddInfo } from './add-info.js';
-import { createJobClient, dialectInUse, resolveHeaders, type JobClient } from './client.js';
+import { createJobClient, dialectInUse, type JobClient } from './client.js';
 import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { sweepOpArea } from './op-area.js';
@@ -148,7 +148,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   await migrate(db);
   // Every credential the configuration holds, in every form it may be echoed: redacted from
   // everything the run stores or prints.
-  const headers = resolveHeaders(job.headers ?? {});
+  const headers = resolveHeaders(job);
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
   const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, sourceOf(job), job, opts.loaded.region));
   const jobClient = createJobClient(job, { log, transport: opts.transport, signal: opts.signal, requestBudget });
