@@ -26,6 +26,9 @@ export interface CoordQuery {
   readonly bbox: BBox;
   /** `max`; the API's default is unlimited. */
   readonly max: number;
+  /** The request as it arrived: path and query, and headers (for servers that echo them). */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** A wire record of `pins[]` as sent; a lying behaviour may put anything in it. */
@@ -78,12 +81,12 @@ function parseCorner(text: string | null): [number, number] | undefined {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
-function parseCoordQuery(params: URLSearchParams): CoordQuery | undefined {
+function parseCoordQuery(req: IncomingMessage, params: URLSearchParams): CoordQuery | undefined {
   const upperLeft = parseCorner(params.get('boundingBoxLU'));
   const lowerRight = parseCorner(params.get('boundingBoxRL'));
   if (!upperLeft || !lowerRight) return undefined;
   const max = Number(params.get('max') ?? Number.POSITIVE_INFINITY);
-  return { bbox: [upperLeft[0], lowerRight[1], lowerRight[0], upperLeft[1]], max };
+  return { bbox: [upperLeft[0], lowerRight[1], lowerRight[0], upperLeft[1]], max, url: req.url ?? '', headers: req.headers };
 }
 
 const inside = (b: BBox, s: UpstreamStop): boolean => s.lon >= b[0] && s.lon <= b[2] && s.lat >= b[1] && s.lat <= b[3];
@@ -115,7 +118,7 @@ export async function startHostileUpstream(stops: readonly UpstreamStop[], initi
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const at = Date.now();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const query = url.pathname.endsWith('/XML_COORD_REQUEST') ? parseCoordQuery(url.searchParams) : undefined;
+    const query = url.pathname.endsWith('/XML_COORD_REQUEST') ? parseCoordQuery(req, url.searchParams) : undefined;
     if (!query) {
       requests.push({ at, path: url.pathname, query, status: 404, sent: [] });
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('only CoordInfo box requests here');
