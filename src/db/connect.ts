@@ -45,6 +45,11 @@ export interface Tx {
 export interface JobLock {
   /** Tell the lock which run holds it, for the message a second run prints. */
   holds(runId: string): Promise<void>;
+  /**
+   * Aborts when the lock is lost while held (PostgreSQL: its connection died or its backend was
+   * terminated): another process may take the run over at any moment, so this one must stop sending.
+   */
+  readonly lost: AbortSignal;
   release(): Promise<void>;
 }
 
@@ -90,7 +95,8 @@ async function openPglite(location: string): Promise<Db> {
     },
     lockJob: async (job) => {
       await dirLock?.update({ job });
-      return { holds: async (runId) => dirLock?.update({ runId }), release: async () => undefined };
+      // The data directory is this process's until it exits: a PGlite lock cannot be lost.
+      return { holds: async (runId) => dirLock?.update({ runId }), lost: new AbortController().signal, release: async () => undefined };
     },
     // PGlite is one connection, locked by its exclusive transaction; queries of the transaction must
     // go through its `tx` (the instance itself would wait for the lock). A Kysely over that `tx`
@@ -147,9 +153,15 @@ function openPostgres(url: string): Db {
     },
     lockJob: async (job) => {
       const client = await pool.connect();
-      // A checked-out client is not covered by pool.on('error'): a lost lock connection must fail
-      // the run's next query, not crash the process with an unhandled 'error' event.
-      client.on('error', () => undefined);
+      // A checked-out client is not covered by pool.on('error'): a lost lock connection must not
+      // crash the process with an unhandled 'error' event; it ends the lock (`lost`) instead.
+      const lost = new AbortController();
+      let released = false;
+      const onLost = (): void => {
+        if (!released) lost.abort();
+      };
+      client.on('error', onLost);
+      client.on('end', onLost);
       const key = `efa-sync:${job}`;
       const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
       if (!got.rows[0]?.ok) {
@@ -168,7 +180,9 @@ function openPostgres(url: string): Db {
       }
       return {
         holds: async () => undefined,
+        lost: lost.signal,
         release: async () => {
+          released = true;
           await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
           client.release();
         },

@@ -6,6 +6,7 @@ import {
   findUnfinishedRun,
   finishedUnits,
   finishRun,
+  LeaseLostError,
   markGone,
   pendingTiles,
   pruneSeen,
@@ -151,7 +152,11 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const headers = resolveHeaders(job);
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
   const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, sourceOf(job), job, opts.loaded.region));
-  const jobClient = createJobClient(job, { log, transport: opts.transport, signal: opts.signal, requestBudget });
+  // Aborted when the job lock is lost mid-run: the process stops sending at once (a second run may
+  // be taking over and sending at the full rate) and leaves the run to be resumed.
+  const lockLost = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, lockLost.signal]) : lockLost.signal;
+  const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget });
   // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
   // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
   assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: jobClient.scheduler, ...(opts.transport ? { transport: opts.transport } : {}) }));
@@ -161,10 +166,24 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   try {
     const { run, resumed } = await openRun(opts, job, full, secrets);
     await lock.holds(run.runId);
+    const stopSending = (): void => lockLost.abort(new LockLostError(run.runId));
+    if (lock.lost.aborted) stopSending();
+    else lock.lost.addEventListener('abort', stopSending, { once: true });
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
     return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, { requestBudget, probeCoordRequests });
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * The job lock's connection was lost while the run held it. A LeaseLostError (fatal, and the run
+ * is left running for the next run to resume), with its own words: no one has taken over yet.
+ */
+class LockLostError extends LeaseLostError {
+  constructor(runId: string) {
+    super(runId);
+    this.message = `run ${runId}: the database connection holding the job's lock was lost; this process stops sending and commits nothing more (the next run resumes it)`;
   }
 }
 
