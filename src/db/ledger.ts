@@ -231,6 +231,8 @@ export interface UnitOutcomes {
   readonly failed: readonly { operation: string; unit: string; error: string }[];
   /** Units whose answer was stored (done, incomplete or capped). */
   readonly stored: number;
+  /** Units whose answer was stored but cannot be trusted to be whole (capped, incomplete). */
+  readonly untrusted: number;
 }
 
 export async function unitOutcomes(db: Kysely<Database>, runId: string): Promise<UnitOutcomes> {
@@ -247,7 +249,17 @@ export async function unitOutcomes(db: Kysely<Database>, runId: string): Promise
     .where('run_id', '=', runId)
     .where('status', 'in', ['done', 'incomplete', 'capped'])
     .executeTakeFirst();
-  return { failed: failed.map((f) => ({ operation: f.operation, unit: f.tile_id, error: f.error ?? '' })), stored: Number(stored?.n ?? 0) };
+  const untrusted = await db
+    .selectFrom('efa.run_tiles')
+    .select(db.fn.countAll<string>().as('n'))
+    .where('run_id', '=', runId)
+    .where('status', 'in', ['incomplete', 'capped'])
+    .executeTakeFirst();
+  return {
+    failed: failed.map((f) => ({ operation: f.operation, unit: f.tile_id, error: f.error ?? '' })),
+    stored: Number(stored?.n ?? 0),
+    untrusted: Number(untrusted?.n ?? 0),
+  };
 }
 
 /** Whether this run saw a key of a relation. */

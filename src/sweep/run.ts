@@ -299,6 +299,7 @@ async function finalise(
   let gone: GoneOutcome = { marked: {}, held: [] };
   let status: Exclude<RunStatus, 'running'> = 'failed';
   let relations: RelationCounts = {};
+  let untrustedUnits = 0;
   // One duration per run, the same everywhere: efa.runs' started_at to finished_at.
   const finishedAt = new Date();
   const durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
@@ -317,7 +318,15 @@ async function finalise(
     if (failure === undefined && outcomes.stored > 0) {
       gone = await markGone(tx, run, sweptRelations(job), { maxGonePercent: job.maxGonePercent, accept: opts.acceptDeletions ?? false });
     }
-    status = failure !== undefined ? 'failed' : outcomes.failed.length === 0 && gone.held.length === 0 ? 'succeeded' : outcomes.stored === 0 ? 'failed' : 'partial';
+    // Capped and incomplete units were stored but may lack objects (nothing in them was marked
+    // gone): like failed units and held deletions, they make a run partial, never a quiet success.
+    const untrusted = (await unitOutcomes(tx.kysely, run.runId)).untrusted;
+    status =
+      failure !== undefined ? 'failed'
+      : outcomes.failed.length === 0 && gone.held.length === 0 && untrusted === 0 ? 'succeeded'
+      : outcomes.stored === 0 ? 'failed'
+      : 'partial';
+    untrustedUnits = untrusted;
     relations = await relationCounts(tx.kysely, run.runId);
     failpoint('finalise');
     const meta: RunMeta = {
@@ -333,7 +342,7 @@ async function finalise(
       heldDeletions: gone.held,
       durationS,
     };
-    await finishRun(tx, run, { status, finishedAt, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets) });
+    await finishRun(tx, run, { status, finishedAt, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets, untrustedUnits) });
   });
   for (const h of gone.held) {
     log.warn(
@@ -343,7 +352,7 @@ async function finalise(
   }
   await pruneSeen(db.kysely, job.name);
   await refreshAnalystViews(db);
-  const error = runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets);
+  const error = runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets, untrustedUnits);
   const finalStatus = status as Exclude<RunStatus, 'running'>;
   return {
     runId: run.runId,
@@ -371,9 +380,17 @@ async function finalise(
   };
 }
 
-function runError(failure: unknown, failedUnits: number, gone: GoneOutcome, budgetSpent: number | undefined, secrets: readonly string[]): string | undefined {
+function runError(
+  failure: unknown,
+  failedUnits: number,
+  gone: GoneOutcome,
+  budgetSpent: number | undefined,
+  secrets: readonly string[],
+  untrustedUnits: number,
+): string | undefined {
   if (failure !== undefined) return redactText(errorText(failure), secrets);
   const parts = [
+    ...(untrustedUnits > 0 ? [`${untrustedUnits} unit(s) capped or incomplete: objects may be missing there, and nothing in them was marked gone (see efa.run_tiles)`] : []),
     ...(budgetSpent !== undefined ? [`request budget of ${budgetSpent} requests exhausted (limits.requestBudget)`] : []),
     ...(failedUnits > 0 ? [`${failedUnits} unit(s) failed after retries`] : []),
     ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent})`),

@@ -186,7 +186,8 @@ describe('night two after a truthful night one (400 stops in one tile)', () => {
     const two = await r.night();
     expect(two.logText).toMatch(/exactly 30 records, below max: 30 was taken as the server's silent cap/);
     expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
-    expect([0, 3]).toContain(two.summary.exitCode);
+    // Tiles that answered the cap before it was noticed count as capped: the run says so.
+    expect(two.summary.exitCode).toBe(3);
     await expectNothingLost(r, two, SMALL_MEMORY_MIB);
   });
 
@@ -268,12 +269,13 @@ describe('records that must cost themselves, not the run or the deletions', () =
     expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
   });
 
-  it('one pin with a 4,000-character id: the others stored, that one in efa.rejects, no btree error (exit 0)', async () => {
+  it('one pin with a 4,000-character id: the others stored, that one in efa.rejects, no btree error (exit 3: a tile with a reject is incomplete)', async () => {
     const stops = [...gridStops(STOP_COUNT, REGION), { id: `de:08111:${'9'.repeat(3991)}`, name: 'Long', lon: 9.15, lat: 48.75 }];
     const r = await row('long-id', { stops });
     for (const nightNo of [1, 2]) {
       const n = await r.night();
-      expect(n.summary.exitCode, `night ${nightNo}`).toBe(0);
+      // A reject leaves its tile incomplete (it may lack that object): partial, not failed, never exit 0.
+      expect(n.summary.exitCode, `night ${nightNo}`).toBe(3);
       expect(n.summary.rejects).toBe(1);
       expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
       await expectNothingLost(r, n, SMALL_MEMORY_MIB);
@@ -294,7 +296,8 @@ describe('records that must cost themselves, not the run or the deletions', () =
     });
     for (const nightNo of [1, 2]) {
       const n = await r.night();
-      expect(n.summary.exitCode, `night ${nightNo}`).toBe(0);
+      // A reject leaves its tile incomplete (it may lack that object): partial, not failed, never exit 0.
+      expect(n.summary.exitCode, `night ${nightNo}`).toBe(3);
       expect(n.summary.rejects).toBe(1);
       expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
       await expectNothingLost(r, n, SMALL_MEMORY_MIB);
@@ -360,13 +363,16 @@ describe('a server that will not let a run end, or asks it to wait for days', ()
     console.info(`every box full, budget ${budget}: exit ${two.summary.exitCode}, ${two.requests} requests, ${two.seconds} s`);
   }, 90_000);
 
-  it('every box full, bounded by the minimum tile size: the run terminates within 60 s, the smallest tiles recorded capped', async () => {
+  it('every box full, bounded by the minimum tile size: the run terminates within 60 s, partial, the smallest tiles recorded capped', async () => {
     const r = await row('full-min-tile', { maxPerRequest: 100, job: { sweeps: { coord: { types: ['STOP'], maxPerRequest: 100, minTileSizeDeg: 0.025 } } } });
     await truthfulNightOne(r);
     r.upstream.behave(alwaysFull);
     const two = await r.night();
     expect(two.summary.capped.length).toBeGreaterThan(0);
     expect(two.logText).toMatch(/too small to split/);
+    // Capped tiles may lack objects: the run is partial, never a quiet success.
+    expect(two.summary.exitCode).toBe(3);
+    expect(two.summary.error).toMatch(/capped or incomplete/);
     expect(two.seconds).toBeLessThan(60);
     expect(await goneButStillThere(t.db, r.name, r.upstream.stops.map((x) => x.id))).toEqual([]);
     console.info(`every box full, min tile 0.025°: exit ${two.summary.exitCode}, ${two.requests} requests, ${two.seconds} s`);
