@@ -121,9 +121,9 @@ CREATE INDEX pins_source_type_idx ON efa.pins (source, type);
 ALTER TABLE efa.run_seen ADD COLUMN source text;
 UPDATE efa.run_seen s SET source = r.source FROM efa.runs r WHERE r.run_id = s.run_id;
 ALTER TABLE efa.run_seen ALTER COLUMN source SET NOT NULL;
--- "Seen before by this source" is asked per candidate key; the primary key leads with run_id.
+-- "Seen before in the same scope" is asked per candidate key and per earlier run of the source,
+-- through the primary key (run_id, relation, key); a second index would only slow every load.
 DROP INDEX efa.run_seen_relation_key_idx;
-CREATE INDEX run_seen_source_relation_key_idx ON efa.run_seen (source, relation, key);
 
 ALTER TABLE efa.changes ADD COLUMN source text;
 UPDATE efa.changes c SET source = r.source FROM efa.runs r WHERE r.run_id = c.run_id;
@@ -182,8 +182,9 @@ CREATE FUNCTION efa.seen_in_scope_before(p_run bigint, p_relation text, p_key te
 RETURNS boolean LANGUAGE sql STABLE AS $$
   SELECT EXISTS (
     SELECT 1 FROM efa.runs me
-    JOIN efa.run_seen s ON s.source = me.source AND s.relation = p_relation AND s.key = p_key AND s.run_id < p_run
-    JOIN efa.runs r ON r.run_id = s.run_id AND r.scope -> 'relations' -> p_relation = me.scope -> 'relations' -> p_relation
+    JOIN efa.runs r ON r.source = me.source AND r.run_id < p_run
+                   AND r.scope -> 'relations' -> p_relation = me.scope -> 'relations' -> p_relation
+    JOIN efa.run_seen s ON s.run_id = r.run_id AND s.relation = p_relation AND s.key = p_key
     WHERE me.run_id = p_run)
 $$;
 

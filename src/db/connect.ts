@@ -40,6 +40,11 @@ export interface Tx {
   readonly kysely: Kysely<Database>;
   /** COPY `table` (`columns`) FROM text-format data (see copy.ts); returns when the rows are in. */
   copyIn(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;
+  /**
+   * What lives for the connection's session (temporary tables created on it): the same set for every
+   * transaction on the same connection.
+   */
+  readonly session: Set<string>;
 }
 
 export interface JobLock {
@@ -81,6 +86,8 @@ async function openPglite(location: string): Promise<Db> {
     parsers: { [pgOid.int8]: (v: string) => v, [pgOid.date]: (v: string) => v },
   });
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  // PGlite is one connection, one session.
+  const pgliteSession = new Set<string>();
   return {
     kysely,
     kind: 'pglite',
@@ -102,15 +109,22 @@ async function openPglite(location: string): Promise<Db> {
     // go through its `tx` (the instance itself would wait for the lock). A Kysely over that `tx`
     // builds them, and COPY FROM '/dev/blob' (whose `blob` option does not pass through Kysely) uses it too.
     transaction: (fn) =>
-      pglite.transaction(async (tx) => {
-        const onTx = { closed: false, ready: true, query: tx.query.bind(tx), close: async () => undefined } as unknown as PGliteInstance;
-        return fn({
-          kysely: new Kysely<Database>({ dialect: new PGliteDialect({ pglite: onTx }) }),
-          copyIn: async (table, columns, text) => {
-            await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([...text]) });
-          },
-        });
-      }),
+      pglite
+        .transaction(async (tx) => {
+          const onTx = { closed: false, ready: true, query: tx.query.bind(tx), close: async () => undefined } as unknown as PGliteInstance;
+          return fn({
+            session: pgliteSession,
+            kysely: new Kysely<Database>({ dialect: new PGliteDialect({ pglite: onTx }) }),
+            copyIn: async (table, columns, text) => {
+              await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([...text]) });
+            },
+          });
+        })
+        .catch((e: unknown) => {
+          // What the transaction created for the session is rolled back with it.
+          pgliteSession.clear();
+          throw e;
+        }),
     close: async () => {
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
@@ -193,10 +207,12 @@ function openPostgres(url: string): Db {
       let broken = false;
       try {
         await client.query('BEGIN');
-        const result = await fn({ kysely: kyselyOn(client), copyIn: (table, columns, text) => copyInto(client, table, columns, text) });
+        const result = await fn({ kysely: kyselyOn(client), session: sessionOf(client), copyIn: (table, columns, text) => copyInto(client, table, columns, text) });
         await client.query('COMMIT');
         return result;
       } catch (e) {
+        // What the transaction created for the session is rolled back with it.
+        sessionOf(client).clear();
         await client.query('ROLLBACK').catch(() => {
           broken = true;
         });
@@ -207,6 +223,14 @@ function openPostgres(url: string): Db {
     },
     close: () => kysely.destroy(),
   };
+}
+
+/** Per pooled connection: what its session holds (a new connection starts empty). */
+const sessions = new WeakMap<pg.PoolClient, Set<string>>();
+function sessionOf(client: pg.PoolClient): Set<string> {
+  let session = sessions.get(client);
+  if (!session) sessions.set(client, (session = new Set()));
+  return session;
 }
 
 /** A Kysely bound to one checked-out client (inside a transaction the caller opened). */

@@ -31,8 +31,11 @@ const stagingTable = (relation: Relation): string => `efa_stage_${relation}`;
 async function stage<Row>(tx: Tx, entity: Entity<Row>, rows: readonly Row[]): Promise<void> {
   const table = stagingTable(entity.relation);
   const columns = ['k', 'h', ...entity.staged.map((c) => c.name)];
-  const defs = ['k text', 'h text', ...entity.staged.map((c) => `${c.name} ${c.type}`)].join(', ');
-  await sql.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${defs})`).execute(tx.kysely);
+  if (!tx.session.has(table)) {
+    const defs = ['k text', 'h text', ...entity.staged.map((c) => `${c.name} ${c.type}`)].join(', ');
+    await sql.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (${defs})`).execute(tx.kysely);
+    tx.session.add(table);
+  }
   await sql.raw(`TRUNCATE ${table}`).execute(tx.kysely);
   await tx.copyIn(table, columns, copyText(rows, (r) => [entity.keyOf(r), entity.hashOf(r), ...entity.staged.map((c) => c.value(r))]));
 }

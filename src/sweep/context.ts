@@ -81,6 +81,8 @@ export function createBatchingWriter(db: Db, run: OpenedRun): SweepContext['tran
             } catch (error) {
               if (isFatal(error)) throw error;
               await sql`ROLLBACK TO SAVEPOINT efa_item`.execute(tx.kysely);
+              // A temporary table the item created is gone with it.
+              tx.session.clear();
               outcomes.push({ ok: false, error });
             }
           }
