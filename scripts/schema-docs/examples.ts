@@ -16,12 +16,12 @@ ORDER BY stops DESC, a.area_key;`,
   },
   {
     title: 'Lines per stop',
-    sql: `SELECT s.stop_id, s.name, count(*) AS line_count, array_agg(DISTINCT l.name ORDER BY l.name) AS lines
+    sql: `SELECT s.source, s.stop_id, s.name, count(*) AS line_count, array_agg(DISTINCT l.name ORDER BY l.name) AS lines
 FROM efa.stops s
-JOIN efa.stop_lines sl ON sl.stop_id = s.stop_id AND sl.deleted_at IS NULL
-JOIN efa.lines l ON l.line_key = sl.line_key
+JOIN efa.stop_lines sl ON sl.source = s.source AND sl.stop_id = s.stop_id AND sl.deleted_at IS NULL
+JOIN efa.lines l ON l.source = sl.source AND l.line_key = sl.line_key
 WHERE s.deleted_at IS NULL
-GROUP BY s.stop_id, s.name
+GROUP BY s.source, s.stop_id, s.name
 ORDER BY line_count DESC, s.name;
 -- or, precomputed at the end of each run: SELECT * FROM efa.stop_summary ORDER BY line_count DESC;`,
   },
@@ -51,5 +51,13 @@ ORDER BY c.relation, c.op, c.key;`,
 FROM efa.tile_coverage
 WHERE capped OR failed OR status = 'pending'
 ORDER BY job_name, tile_id;`,
+  },
+  {
+    title: 'One stop across deployments (sources), by its global id',
+    sql: `SELECT global_id, name, sources, stop_ids, ST_AsText(geom) AS where_
+FROM efa.stop_places
+WHERE cardinality(sources) > 1
+ORDER BY name
+LIMIT 20;`,
   },
 ];

@@ -11,7 +11,7 @@ import { printRunSummary } from './run.js';
 import { connectionHelp, defaultServePort, psqlCommand } from './serve.js';
 
 const exampleQuery = `SELECT s.name, count(*) AS lines
-FROM efa.stops s JOIN efa.stop_lines sl USING (stop_id)
+FROM efa.stops s JOIN efa.stop_lines sl USING (source, stop_id)
 WHERE s.deleted_at IS NULL GROUP BY s.name ORDER BY lines DESC LIMIT 5;`;
 
 const relations = ['pins', 'stops', 'pois', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas', 'rejects'] as const;
