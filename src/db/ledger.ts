@@ -243,22 +243,14 @@ export async function unitOutcomes(db: Kysely<Database>, runId: string): Promise
     .where('status', '=', 'failed')
     .orderBy('run_tile_id')
     .execute();
-  const stored = await db
-    .selectFrom('efa.run_tiles')
-    .select(db.fn.countAll<string>().as('n'))
-    .where('run_id', '=', runId)
-    .where('status', 'in', ['done', 'incomplete', 'capped'])
-    .executeTakeFirst();
-  const untrusted = await db
-    .selectFrom('efa.run_tiles')
-    .select(db.fn.countAll<string>().as('n'))
-    .where('run_id', '=', runId)
-    .where('status', 'in', ['incomplete', 'capped'])
-    .executeTakeFirst();
+  const counts = await sql<{ stored: number; untrusted: number }>`
+    SELECT count(*) FILTER (WHERE status IN ('done', 'incomplete', 'capped'))::int AS stored,
+           count(*) FILTER (WHERE status IN ('incomplete', 'capped'))::int AS untrusted
+    FROM efa.run_tiles WHERE run_id = ${runId}::bigint`.execute(db);
   return {
     failed: failed.map((f) => ({ operation: f.operation, unit: f.tile_id, error: f.error ?? '' })),
-    stored: Number(stored?.n ?? 0),
-    untrusted: Number(untrusted?.n ?? 0),
+    stored: counts.rows[0]?.stored ?? 0,
+    untrusted: counts.rows[0]?.untrusted ?? 0,
   };
 }
 

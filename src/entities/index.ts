@@ -9,7 +9,7 @@ import { stopLines } from './stop-lines.js';
 
 export * from './entity.js';
 export { contentHash, stableJson, stripNul } from './hash.js';
-export { globalIdOf, pinKey, pins, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
+export { pinKey, pins, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
 export { lineKey, lines, toLineRow, type LineRow } from './lines.js';
 export { pairKey, stopLines, type StopLineRow } from './stop-lines.js';
 export { notices, toNoticeRow, withPublication, type NoticeRow } from './notices.js';

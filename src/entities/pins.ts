@@ -36,11 +36,6 @@ export function pinKey(pin: Pin): string {
   return `${pin.type}:h:${contentHash([pin.type, pin.name, round(pin.coord.lon, keyDecimals), round(pin.coord.lat, keyDecimals)]).slice(0, 20)}`;
 }
 
-/** A stop's global id (IFOPT / DHID): the parsers read it from every dialect's place for it, or the id's own form. */
-export function globalIdOf(pin: Pin): string | null {
-  return pin.type === 'STOP' ? (pin.globalId ?? null) : null;
-}
-
 /**
  * Fields that describe the query, not the object (`distance` from the search centre changes with
  * every tiling): kept out of the row so a re-tiled night does not rewrite every pin.
@@ -56,7 +51,9 @@ export function toPinRow(pin: Pin): PinRow {
   const row = { type: clean.type, id: clean.id ?? null, name: clean.name, mot_types: motTypes, lon, lat, attrs };
   // The global id follows from the id and attrs, which the hash covers: it is left out of the hash,
   // so rows written before it existed are not rewritten.
-  return { pin_key: pinKey(clean), ...row, global_id: globalIdOf(clean), content_hash: contentHash(row) };
+  // A stop's global id (IFOPT / DHID): the parsers read it from each dialect's place for it.
+  const globalId = clean.type === 'STOP' ? (clean.globalId ?? null) : null;
+  return { pin_key: pinKey(clean), ...row, global_id: globalId, content_hash: contentHash(row) };
 }
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;

@@ -18,6 +18,7 @@ import {
   unitOutcomes,
   type GoneOutcome,
   type OpenedRun,
+  type UnitOutcomes,
   type RunStatus,
 } from '../db/ledger.js';
 import { knownStopCount } from '../db/known.js';
@@ -27,7 +28,7 @@ import { refreshAnalystViews } from '../db/views.js';
 import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';
 import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
-import { RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.js';
+import { entities, RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.js';
 import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
@@ -187,15 +188,13 @@ class LockLostError extends LeaseLostError {
   }
 }
 
-/** The relations a job's run may mark gone: those its sweeps look at. */
+/**
+ * The relations a job's run may mark gone: those it has a scope for (the entities decide), and
+ * stop-line pairs wherever it looks for stops, since a stop found gone takes its pairs along.
+ */
 function sweptRelations(job: LoadedJob['job']): Relation[] {
-  return RELATIONS.filter((r) => {
-    if (r === 'pins') return job.sweeps.coord !== undefined;
-    if (r === 'stop_lines') return job.sweeps.servingLines?.forStops === true || job.sweeps.coord !== undefined;
-    if (r === 'lines') return job.sweeps.servingLines !== undefined;
-    if (r === 'notices') return job.sweeps.addInfo?.publicationStatus === 'current';
-    return job.sweeps.opArea !== undefined;
-  });
+  const looked = RELATIONS.filter((r) => entities[r].scopeOf(job) !== undefined);
+  return looked.includes('pins') && !looked.includes('stop_lines') ? [...looked, 'stop_lines'] : looked;
 }
 
 async function sweepAndFinish(
@@ -250,7 +249,7 @@ async function sweepAndFinish(
   } finally {
     progress.stop();
   }
-  if (failure !== undefined && (failure as Error).name === 'LeaseLostError') throw failure;
+  if (failure instanceof LeaseLostError) throw failure;
   return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
 }
 
@@ -283,7 +282,6 @@ async function finalise(
 ): Promise<RunSummary> {
   const { db, log, job, run, stats } = ctx;
   const { failure } = end;
-  const outcomes = await unitOutcomes(db.kysely, run.runId);
   const requests = end.before + end.scheduler.requestsSent;
   if (job.dialect === 'auto') log.info(`dialect detected: ${end.dialect}`);
   const messages = redactDeep([...ctx.messages.values()], ctx.secrets) as ServerMessage[];
@@ -299,7 +297,8 @@ async function finalise(
   let gone: GoneOutcome = { marked: {}, held: [] };
   let status: Exclude<RunStatus, 'running'> = 'failed';
   let relations: RelationCounts = {};
-  let untrustedUnits = 0;
+  let outcomes: UnitOutcomes = { failed: [], stored: 0, untrusted: 0 };
+  let error: string | undefined;
   // One duration per run, the same everywhere: efa.runs' started_at to finished_at.
   const finishedAt = new Date();
   const durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
@@ -315,18 +314,18 @@ async function finalise(
         .where('hits', '>=', silentCap)
         .execute();
     }
+    outcomes = await unitOutcomes(tx.kysely, run.runId);
     if (failure === undefined && outcomes.stored > 0) {
       gone = await markGone(tx, run, sweptRelations(job), { maxGonePercent: job.maxGonePercent, accept: opts.acceptDeletions ?? false });
     }
     // Capped and incomplete units were stored but may lack objects (nothing in them was marked
     // gone): like failed units and held deletions, they make a run partial, never a quiet success.
-    const untrusted = (await unitOutcomes(tx.kysely, run.runId)).untrusted;
     status =
       failure !== undefined ? 'failed'
-      : outcomes.failed.length === 0 && gone.held.length === 0 && untrusted === 0 ? 'succeeded'
+      : outcomes.failed.length === 0 && gone.held.length === 0 && outcomes.untrusted === 0 ? 'succeeded'
       : outcomes.stored === 0 ? 'failed'
       : 'partial';
-    untrustedUnits = untrusted;
+    error = runError(failure, outcomes, gone, budgetSpent, ctx.secrets);
     relations = await relationCounts(tx.kysely, run.runId);
     failpoint('finalise');
     const meta: RunMeta = {
@@ -342,7 +341,7 @@ async function finalise(
       heldDeletions: gone.held,
       durationS,
     };
-    await finishRun(tx, run, { status, finishedAt, requests, stats: relations, meta, messages, error: runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets, untrustedUnits) });
+    await finishRun(tx, run, { status, finishedAt, requests, stats: relations, meta, messages, error });
   });
   for (const h of gone.held) {
     log.warn(
@@ -352,7 +351,6 @@ async function finalise(
   }
   await pruneSeen(db.kysely, job.name);
   await refreshAnalystViews(db);
-  const error = runError(failure, outcomes.failed.length, gone, budgetSpent, ctx.secrets, untrustedUnits);
   const finalStatus = status as Exclude<RunStatus, 'running'>;
   return {
     runId: run.runId,
@@ -382,17 +380,16 @@ async function finalise(
 
 function runError(
   failure: unknown,
-  failedUnits: number,
+  outcomes: UnitOutcomes,
   gone: GoneOutcome,
   budgetSpent: number | undefined,
   secrets: readonly string[],
-  untrustedUnits: number,
 ): string | undefined {
   if (failure !== undefined) return redactText(errorText(failure), secrets);
   const parts = [
-    ...(untrustedUnits > 0 ? [`${untrustedUnits} unit(s) capped or incomplete: objects may be missing there, and nothing in them was marked gone (see efa.run_tiles)`] : []),
+    ...(outcomes.untrusted > 0 ? [`${outcomes.untrusted} unit(s) capped or incomplete: objects may be missing there, and nothing in them was marked gone (see efa.run_tiles)`] : []),
     ...(budgetSpent !== undefined ? [`request budget of ${budgetSpent} requests exhausted (limits.requestBudget)`] : []),
-    ...(failedUnits > 0 ? [`${failedUnits} unit(s) failed after retries`] : []),
+    ...(outcomes.failed.length > 0 ? [`${outcomes.failed.length} unit(s) failed after retries`] : []),
     ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent})`),
   ];
   return parts.length > 0 ? parts.join('; ') : undefined;
