@@ -9,10 +9,12 @@ import type { Logger } from '../util/log.js';
 export interface JobClient {
   readonly client: EfaClient;
   readonly scheduler: MeteredRequestScheduler;
+  /** Bounded by the job's limits; the run's probe of its upstream sends through it too. */
+  readonly transport: Transport;
   readonly dialect: Dialect;
 }
 
-/** The EFA client of a job: its rate limit, dialect, paths and headers. One wiring for run, lookup and probes. */
+/** The EFA client of a job's run: its rate limit, limits, dialect, paths and headers. */
 export function createJobClient(
   job: Job,
   opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined; requestBudget?: number | undefined },
@@ -33,11 +35,12 @@ export function createJobClient(
   });
   const dialect = dialectFor(job.dialect);
   const headers = resolveHeaders(job);
+  const transport =
+    opts.transport ??
+    createFetchTransport({ maxResponseBytes: Math.round(job.limits.maxResponseMiB * 1024 * 1024), deadlineMs: job.limits.responseDeadlineS * 1000 });
   const client = createEfaClient({
     baseUrl: job.baseUrl,
-    transport:
-      opts.transport ??
-      createFetchTransport({ maxResponseBytes: Math.round(job.limits.maxResponseMiB * 1024 * 1024), deadlineMs: job.limits.responseDeadlineS * 1000 }),
+    transport,
     scheduler,
     dialect,
     headers,
@@ -45,7 +48,7 @@ export function createJobClient(
     // Header values may be credentials: never in messages, whatever the header is called.
     secretNames: Object.keys(headers),
   });
-  return { client, scheduler, dialect };
+  return { client, scheduler, transport, dialect };
 }
 
 /** The dialect a run read: for `auto`, the one it detected. */

@@ -160,7 +160,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget });
   // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
   // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
-  assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: jobClient.scheduler, ...(opts.transport ? { transport: opts.transport } : {}) }));
+  // Through the run's own scheduler and transport: the probe keeps to its rate, budget and limits.
+  assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: jobClient.scheduler, transport: jobClient.transport }));
   // The probe's requests count against the rate and the budget, not against the tiling's floor.
   const probeCoordRequests = jobClient.scheduler.stats().requestsByOperation['coordInfo'] ?? 0;
   const lock = await db.lockJob(job.name);
