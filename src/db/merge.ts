@@ -5,7 +5,8 @@ import { copyText } from './copy.js';
 
 /**
  * The loader (osm2pgsql style). A batch whose keys are all new to its source — every batch of a
- * first load — is COPYed straight into the entity table. Any other batch is COPYed into a staging
+ * first load — is COPYed straight into the entity table (tried while batches keep turning out
+ * new). Any other batch is COPYed into a staging
  * table and one set-based statement merges it: new keys inserted, changed content (by hash)
  * updated, unchanged rows not touched (no new tuple), gone rows revived. Either way the batch's
  * keys land in efa.run_seen_sets and its inserts and updates in efa.change_sets, one row per batch
@@ -37,33 +38,34 @@ function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): Row[] {
   return [...byKey.values()];
 }
 
+/**
+ * Whether the next batch of a run's relation is likely all new: true until a COPY meets a stored
+ * key, and again once a merged batch turned out to be all inserts. Held per run object.
+ */
+const expectNew = new WeakMap<RunRef, Map<Relation, boolean>>();
+
 export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[]): Promise<MergeCounts> {
   if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   const batch = distinctByKey(entity, rows);
-  if (entity.direct && (await storedCount(tx, entity, run.source, batch.map(entity.keyOf))) === 0) {
+  const hints = expectNew.get(run) ?? new Map<Relation, boolean>();
+  expectNew.set(run, hints);
+  if (entity.direct && hints.get(entity.relation) !== false) {
     if (await copyNew(tx, entity, run, batch)) return { inserted: batch.length, updated: 0, unchanged: 0 };
+    hints.set(entity.relation, false);
   }
-  return mergeStaged(tx, entity, run, batch);
-}
-
-/**
- * How many of the keys the source holds. One index probe per key (LATERAL … LIMIT 1), whatever the
- * statistics say: a first load's table has none yet, and a sequential scan per batch would grow
- * with the table.
- */
-async function storedCount<Row>(tx: Tx, entity: Entity<Row>, source: string, keys: readonly string[]): Promise<number> {
-  const r = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM unnest(${keys}::text[]) AS k(key),
-      LATERAL (SELECT 1 FROM ${sql.raw(entity.table)} x WHERE x.source = ${source} AND x.${sql.raw(entity.key)} = k.key LIMIT 1) hit`.execute(tx.kysely);
-  return r.rows[0]?.n ?? 0;
+  const counts = await mergeStaged(tx, entity, run, batch);
+  hints.set(entity.relation, counts.inserted === batch.length);
+  return counts;
 }
 
 const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505';
 
 /**
- * The fast path: COPY into the entity table itself. Another job of the source may have inserted
- * one of the keys since storedCount looked; the unique key then refuses the COPY, which is rolled
- * back to its savepoint, and the caller merges the batch instead (false).
+ * The fast path: COPY into the entity table itself. Only the table's unique key decides whether a
+ * key is new — no lookup first, whose plan would rest on statistics that a first load (or a new
+ * source in a large table) has not got yet. A stored key refuses the COPY, which is rolled back to
+ * its savepoint, and the caller merges the batch instead (false): so is a key another job of the
+ * source inserted meanwhile.
  */
 async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<boolean> {
   const direct = entity.direct ?? [];
