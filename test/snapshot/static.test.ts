@@ -1,0 +1,93 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { createLogger } from '../../src/util/log.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { inlineJob } from '../helpers/job.js';
+
+const silent = createLogger({ level: 'error', format: 'json' });
+const region = [9.12, 48.74, 9.22, 48.8] as const;
+const today = '2026-11-22';
+
+/**
+ * Snapshots against the simulator's world as it stands (vehicles and parking that do not move):
+ * every stored row equals the world's object, and none is missing or extra; a snapshot of an
+ * unchanged world is planned from the previous one and needs no split.
+ */
+describe('snapshot sweep against a world that does not move', () => {
+  let sim: Simulator;
+  let t: TestDb;
+  const runs: RunSummary[] = [];
+  const job = (name: string, baseUrl: string) =>
+    inlineJob({
+      name,
+      baseUrl,
+      region: { bbox: [...region] },
+      rateLimit: { requestsPerSecond: 200, concurrency: 4 },
+      sweeps: {
+        vehicles: { maxPerRequest: 60, detail: { budget: 5, spec: true, availability: true } },
+        parking: { realtime: true, maxPerRequest: 40 },
+      },
+    });
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, seed: 3, size: 1200, today });
+    t = await openTestDb();
+    const loaded = job('snap', sim.url);
+    for (const at of ['2026-11-22T08:00:00Z', '2026-11-22T08:05:00Z']) {
+      runs.push(await runJob({ loaded, db: t.db, log: silent, today, takenAt: new Date(at) }));
+    }
+  }, 300_000);
+  afterAll(async () => {
+    await t?.dispose();
+    await sim?.stop();
+  });
+
+  it('stores every vehicle of the region once, as the world has it', async () => {
+    expect(runs.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
+    const truth = [...sim.world.pinsInBox([...region], new Set(['SHARING'] as const))];
+    expect(truth.length).toBeGreaterThan(50);
+    const rows = await sql<{ vehicle_key: string; provider_id: string; kind: string; engine: string; x: number; y: number; fuel_percent: number | null }>`
+      SELECT vehicle_key, provider_id, kind, engine, ST_X(geom) AS x, ST_Y(geom) AS y, fuel_percent FROM efa.vehicle_snapshots
+      WHERE run_id = ${runs[1]?.runId}::bigint ORDER BY vehicle_key`.execute(t.db.kysely);
+    const byKey = new Map(rows.rows.map((r) => [r.vehicle_key, r]));
+    expect(byKey.size).toBe(truth.length);
+    for (const v of truth) {
+      const row = byKey.get(v.id ?? '');
+      expect(row, v.id).toBeDefined();
+      expect(row?.provider_id).toBe(v.attrs['operatorId']);
+      expect(row?.kind).toBe(v.attrs['vehicleType']);
+      expect(row?.engine).toBe(v.attrs['engineType']);
+      expect(row?.x).toBeCloseTo(v.lon, 6);
+      expect(row?.y).toBeCloseTo(v.lat, 6);
+    }
+  });
+
+  it('never stores a vehicle as a pin', async () => {
+    const pins = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa.pins`.execute(t.db.kysely);
+    expect(pins.rows[0]?.n).toBe(0);
+  });
+
+  it('stores every parking object with its occupancy', async () => {
+    const truth = [...sim.world.pinsInBox([...region], new Set(['PARKING'] as const))];
+    const rows = await sql<{ parking_key: string; capacity: number; free: number }>`
+      SELECT parking_key, capacity, free FROM efa.parking_snapshots WHERE run_id = ${runs[1]?.runId}::bigint`.execute(t.db.kysely);
+    expect(rows.rows.length).toBe(truth.length);
+    const keys = new Set(rows.rows.map((r) => r.parking_key));
+    for (const p of truth) expect(keys.has(p.id ?? ''), p.id).toBe(true);
+    for (const r of rows.rows) {
+      expect(r.free).toBeGreaterThanOrEqual(0);
+      expect(r.free).toBeLessThanOrEqual(r.capacity);
+    }
+  });
+
+  it('plans the second snapshot from the first: no split, close to the floor', () => {
+    const second = runs[1]?.snapshots?.find((s) => s.kind === 'vehicles');
+    expect(second).toBeDefined();
+    // Every object an answer holds counts towards max, whatever its kind: the floor of what the
+    // server sends is ceil(objects / max) (ceil(vehicles / max) where vehSF keeps others out).
+    expect(second?.requests).toBeLessThanOrEqual(Math.ceil(((second?.objects ?? 0) / 60) * 1.25) + 1);
+    expect(runs[1]?.units['vehicles']?.split).toBe(0);
+    expect(second?.detailRequests).toBe(5);
+  });
+});
