@@ -149,6 +149,8 @@ export interface PreviousSnapshot {
   readonly points: Float64Array;
   /** Objects the answers held (of every kind) per object stored: above 1 when a server mixes others in. */
   readonly objectsPerRow: number;
+  /** The tiles it looked at (split tiles replaced by their children), with the objects each answer held. */
+  readonly leaves: readonly { bbox: [number, number, number, number]; objects: number }[];
 }
 
 /** The latest complete or partial snapshot of a job and kind, with the positions it stored. */
@@ -170,5 +172,10 @@ export async function previousSnapshot(db: Kysely<Database>, jobName: string, ki
     points[2 * i + 1] = r.y;
   });
   const objectsPerRow = snap.rows > 0 ? Math.max(1, snap.objects / snap.rows) : 1;
-  return { runId: snap.run_id, takenAt: new Date(snap.taken_at), points, objectsPerRow };
+  const tiles = await sql<{ x0: number; y0: number; x1: number; y1: number; objects: number }>`
+    SELECT ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1, objects FROM efa.snapshot_tiles
+    WHERE taken_at = ${snap.taken_at} AND run_id = ${snap.run_id}::bigint AND kind = ${kind} AND status <> 'split'
+    ORDER BY tile_id`.execute(db);
+  const leaves = tiles.rows.map((t) => ({ bbox: [t.x0, t.y0, t.x1, t.y1] as [number, number, number, number], objects: t.objects }));
+  return { runId: snap.run_id, takenAt: new Date(snap.taken_at), points, objectsPerRow, leaves };
 }

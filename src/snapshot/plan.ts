@@ -4,14 +4,18 @@ import type { Database } from '../db/tables.js';
 import type { ResolvedRegion } from '../job/index.js';
 import { initialCoordTiles } from '../sweep/plan.js';
 import { planFromKnownPoints, type Tile } from '../tiling/index.js';
+import { makeTile } from '../tiling/geo.js';
 
 /**
- * The tiles of a snapshot, from what the previous usable snapshot of the same job stored: a k-d
- * partition at the objects' quantiles, each tile sized for 90 % of `max` (the nightly plan), so an
- * unchanged world needs no split and costs close to ceil(objects / max) requests. When the
- * server mixed other objects into its answers (they count towards `max` but are not stored), `max`
- * is scaled down by that share. Without a previous snapshot: the region as one tile, split from
- * what its answer shows.
+ * The tiles of a snapshot, from the previous usable snapshot of the same job, so an unchanged world
+ * needs no split:
+ * - where the answers held only the objects stored (vehSF kept others out), a k-d partition at the
+ *   stored objects' quantiles, each tile sized for 90 % of `max` (the nightly plan): close to the
+ *   floor ceil(objects / max);
+ * - where the server mixed other objects in (they count towards `max` but are not stored, so their
+ *   places are unknown), the previous snapshot's leaf tiles themselves, each of which answered
+ *   below `max` then.
+ * Without a previous snapshot: the region as one tile, split from what its answer shows.
  */
 export async function planSnapshotTiles(
   db: Kysely<Database>,
@@ -20,9 +24,15 @@ export async function planSnapshotTiles(
   const previous = await previousSnapshot(db, q.jobName, q.kind);
   const known = previous ? previous.points.length / 2 : 0;
   if (!previous || known === 0) return { tiles: initialCoordTiles(q.region), known };
-  const maxPerRequest = Math.max(2, Math.floor(q.maxPerRequest / previous.objectsPerRow));
-  return { tiles: planFromKnownPoints(q.region, previous.points, { maxPerRequest, minTileSizeDeg: q.minTileSizeDeg }), known };
+  if (previous.objectsPerRow > mixedAnswers) {
+    const tiles = previous.leaves.map((l): Tile => ({ ...makeTile(l.bbox, 0), known: l.objects }));
+    return { tiles, known };
+  }
+  return { tiles: planFromKnownPoints(q.region, previous.points, { maxPerRequest: q.maxPerRequest, minTileSizeDeg: q.minTileSizeDeg }), known };
 }
+
+/** Objects per stored row above which answers count as mixed (edge duplicates alone stay below). */
+const mixedAnswers = 1.05;
 
 /** The leaves of a snapshot's tiles: what it looked at, split tiles replaced by their children. */
 export const leafTiles = (tiles: readonly SnapshotTileRow[]): SnapshotTileRow[] => tiles.filter((t) => t.status !== 'split');
