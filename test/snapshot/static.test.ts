@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadReportData } from '../../src/report/queries.js';
+import { renderReportHtml } from '../../src/report/html.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runJob, type RunSummary } from '../../src/sweep/run.js';
 import { createLogger } from '../../src/util/log.js';
@@ -90,5 +92,16 @@ describe('snapshot sweep against a world that does not move', () => {
     expect(runs[1]?.units['vehicles']?.split).toBe(0);
     expect(second?.requests).toBeLessThanOrEqual((first?.requests ?? 0) - (runs[0]?.units['vehicles']?.split ?? 0));
     expect(second?.detailRequests).toBe(5);
+  });
+
+  it('reports the latest snapshot\'s vehicles on the map and availability over time', async () => {
+    const data = await loadReportData(t.db, runs[1]?.runId);
+    const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa.vehicle_snapshots WHERE run_id = ${runs[1]?.runId}::bigint`.execute(t.db.kysely);
+    expect(data.layers.vehicles?.total).toBe(rows.rows[0]?.n);
+    expect(data.snapshots?.series.map((p) => p.status)).toEqual(['complete', 'complete']);
+    const html = renderReportHtml(data);
+    expect(html).toContain('Sharing vehicles over time');
+    expect(html).toMatch(/<svg class="chart availability"[^]*<polyline/);
+    expect(html).toContain('Sharing vehicles (latest snapshot)');
   });
 });
