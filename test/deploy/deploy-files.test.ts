@@ -197,7 +197,7 @@ describe('deployment files against the CLI', () => {
     // The README's development section sets the variables the test harness reads (test/global-setup.ts).
     const testVariables = new Set(['TEST_DATABASE_URL', 'EFA_SYNC_TEST_DOCKER']);
     const known = (u: (typeof used)[number]): boolean =>
-      envRead.has(u.name) || (u.where.endsWith('cron.md') && crontabVariables.has(u.name)) || (u.where === 'README.md' && testVariables.has(u.name));
+      envRead.has(u.name) || ((u.where.endsWith('cron.md') || u.where.endsWith('snapshots.md')) && crontabVariables.has(u.name)) || (u.where === 'README.md' && testVariables.has(u.name));
     expect(used.filter((u) => !known(u)).map((u) => `${u.where}: ${u.name}`)).toEqual([]);
     expect(used.filter((u) => !u.value).map((u) => `${u.where}: ${u.name} is empty`)).toEqual([]);
   });
