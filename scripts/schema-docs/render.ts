@@ -84,7 +84,7 @@ export function renderSchemaDoc(catalog: Catalog): string {
     '## Relations',
     '',
     'Solid lines are foreign keys; dashed lines are logical links without a constraint (views over a table, ids',
-    'stored as text). `efa.changes` and `efa.run_seen` also point at every entity table through (`relation`, `key`).',
+    'stored as text). `efa.changes` and `efa.run_seen` (views over `efa.change_sets` and `efa.run_seen_sets`, which hold one row per written batch) also point at every entity table through (`relation`, `key`).',
     '',
     ...diagram(catalog),
     '',

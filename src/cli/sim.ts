@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { COORD_ORDERS, SIM_DIALECTS, STOP_ID_SCHEMES, startSimulator, type CoordOrder, type SimDialect, type StopIdScheme } from '../sim/index.js';
+import { COORD_ORDERS, SIM_DIALECTS, STOP_ID_SCHEMES, SimulatorOptionError, parseClock, startSimulator, type CoordOrder, type SimDialect, type StopIdScheme } from '../sim/index.js';
 import { createLogger } from '../util/log.js';
 import { positiveNumber } from './common.js';
 
@@ -16,6 +16,18 @@ interface SimOptions {
   stopIds?: StopIdScheme;
   localIdBase?: number;
   coordOrder: CoordOrder;
+  clock?: string;
+}
+
+/** `--clock`: an ISO 8601 instant with a zone, checked here so the error names the flag. */
+function clockText(value: string): string {
+  try {
+    parseClock(value, '--clock');
+  } catch (e) {
+    if (e instanceof SimulatorOptionError) throw new ConfigError(e.message, '--clock');
+    throw e;
+  }
+  return value;
 }
 
 /** `--local-id-base`: a whole number, 0 allowed (local ids 0, 1, 2, ...). */
@@ -43,6 +55,7 @@ export function registerSim(program: Command): void {
         .choices([...COORD_ORDERS])
         .default('distance'),
     )
+    .option('--clock <iso>', 'fix the clock of the moving world (vehicles, parking occupancy), e.g. 2026-11-24T10:00:00+01:00; default: each request\'s arrival time', clockText)
     .action(async (opts: SimOptions) => {
       if (opts.world !== undefined && opts.stopIds !== undefined) {
         throw new ConfigError('--stop-ids: applies only to a generated world, not with --world', '--stop-ids');
@@ -63,6 +76,7 @@ export function registerSim(program: Command): void {
         ...(opts.stopIds ? { stopIds: opts.stopIds } : {}),
         ...(opts.localIdBase !== undefined ? { localIdBase: opts.localIdBase } : {}),
         coordOrder: opts.coordOrder,
+        ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       });
       log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
         bbox: sim.world.bbox,

@@ -8,8 +8,9 @@ import { relationCountsSchema, runMetaSchema, type HeldDeletion, type RelationCo
 import type { Database } from './tables.js';
 
 /**
- * The ledger: every query on efa.runs, efa.run_tiles, efa.run_seen, efa.changes and efa.rejects
- * (besides the merge statement, which writes run_seen and changes with the rows they describe).
+ * The ledger: every query on efa.runs, efa.run_tiles, efa.run_seen_sets, efa.change_sets and
+ * efa.rejects (besides the merge statement, which writes seen and change sets with the rows they
+ * describe).
  * The deletion rules themselves are SQL functions (sql/004_sources.sql); this module calls them.
  */
 
@@ -256,19 +257,14 @@ export async function unitOutcomes(db: Kysely<Database>, runId: string): Promise
 
 /** Whether this run saw a key of a relation. */
 export async function seenInRun(db: Kysely<Database>, runId: string, relation: Relation, key: string): Promise<boolean> {
-  const r = await db
-    .selectFrom('efa.run_seen')
-    .select('key')
-    .where('run_id', '=', runId)
-    .where('relation', '=', relation)
-    .where('key', '=', key)
-    .executeTakeFirst();
-  return r !== undefined;
+  const r = await sql<{ hit: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM efa.run_seen_sets WHERE run_id = ${runId}::bigint AND relation = ${relation} AND ${key} = ANY (keys)) AS hit`.execute(db);
+  return r.rows[0]?.hit === true;
 }
 
 export async function seenCount(db: Kysely<Database>, runId: string, relation: Relation): Promise<number> {
   const r = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM efa.run_seen WHERE run_id = ${runId}::bigint AND relation = ${relation}`.execute(db);
+    SELECT count(DISTINCT key)::int AS n FROM efa.run_seen WHERE run_id = ${runId}::bigint AND relation = ${relation}`.execute(db);
   return r.rows[0]?.n ?? 0;
 }
 
@@ -375,8 +371,9 @@ export async function markGone(
         FROM efa_gone_keys g WHERE x.source = ${run.source} AND x.${sql.raw(key)} = g.key AND x.${sql.raw(goneColumn)} IS NULL
         RETURNING x.${sql.raw(key)} AS k
       ), logged AS (
-        INSERT INTO efa.changes (run_id, source, relation, key, op, detail)
-        SELECT ${run.runId}::bigint, ${run.source}, ${relation}, k, 'delete', ${relation === 'notices' ? 'ended' : null} FROM gone
+        INSERT INTO efa.change_sets (run_id, source, relation, op, detail, keys)
+        SELECT ${run.runId}::bigint, ${run.source}, ${relation}, 'delete', ${relation === 'notices' ? 'ended' : null}, array_agg(k ORDER BY k)
+        FROM gone HAVING count(*) > 0
       ) SELECT count(*)::int AS n FROM gone`.execute(tx.kysely);
     marked[relation] = r.rows[0]?.n ?? 0;
   }
@@ -386,9 +383,10 @@ export async function markGone(
 /** Rows inserted/updated/deleted/unchanged per relation, from the change log and what the run saw. */
 export async function relationCounts(db: Kysely<Database>, runId: string): Promise<RelationCounts> {
   const changes = await sql<{ relation: Relation; op: string; n: number }>`
-    SELECT relation, op, count(*)::int AS n FROM efa.changes WHERE run_id = ${runId}::bigint GROUP BY relation, op`.execute(db);
+    SELECT relation, op, sum(cardinality(keys))::int AS n FROM efa.change_sets WHERE run_id = ${runId}::bigint GROUP BY relation, op`.execute(db);
+  // A key two tiles both answered is in two sets: counted once.
   const seen = await sql<{ relation: Relation; n: number }>`
-    SELECT relation, count(*)::int AS n FROM efa.run_seen WHERE run_id = ${runId}::bigint GROUP BY relation`.execute(db);
+    SELECT relation, count(DISTINCT key)::int AS n FROM efa.run_seen WHERE run_id = ${runId}::bigint GROUP BY relation`.execute(db);
   const out: RelationCounts = {};
   const of = (r: Relation) => (out[r] ??= { inserted: 0, updated: 0, deleted: 0, unchanged: 0 });
   for (const c of changes.rows) {
@@ -410,12 +408,12 @@ export async function relationCounts(db: Kysely<Database>, runId: string): Promi
  */
 export async function pruneSeen(db: Kysely<Database>, jobName: string, keepRuns = 7): Promise<void> {
   await sql`
-    DELETE FROM efa.run_seen s USING efa.runs r
+    DELETE FROM efa.run_seen_sets s USING efa.runs r
     WHERE s.run_id = r.run_id AND r.job_name = ${jobName} AND r.status <> 'running'
       AND r.run_id NOT IN (SELECT run_id FROM efa.runs WHERE job_name = ${jobName} ORDER BY run_id DESC LIMIT ${keepRuns})`.execute(db);
 }
 
 /** Fresh statistics for the deletion check: without them the planner may pick a nested loop that takes hours. */
 export async function analyzeLedger(db: Kysely<Database>): Promise<void> {
-  await sql`ANALYZE efa.pins, efa.run_seen, efa.run_tiles, efa.stop_lines`.execute(db);
+  await sql`ANALYZE efa.pins, efa.run_seen_sets, efa.run_tiles, efa.stop_lines`.execute(db);
 }

@@ -4,11 +4,13 @@ import type { Tx } from './connect.js';
 import { copyText } from './copy.js';
 
 /**
- * The loader (osm2pgsql style): a batch of rows is COPYed into a staging table, then one set-based
- * statement merges it into the entity table: new keys inserted, changed content (by hash) updated,
- * unchanged rows not touched (no new tuple), gone rows revived; and, in the same statement, every
- * key lands in efa.run_seen and every insert and update in efa.changes. Duplicate keys in one batch
- * resolve by the lowest content hash: the same answer in any order gives the same row.
+ * The loader (osm2pgsql style). A batch whose keys are all new to its source — every batch of a
+ * first load — is COPYed straight into the entity table. Any other batch is COPYed into a staging
+ * table and one set-based statement merges it: new keys inserted, changed content (by hash)
+ * updated, unchanged rows not touched (no new tuple), gone rows revived. Either way the batch's
+ * keys land in efa.run_seen_sets and its inserts and updates in efa.change_sets, one row per batch
+ * and kind of change (sql/007_compact_ledger.sql). Duplicate keys in one batch resolve by the
+ * lowest content hash: the same answer in any order gives the same row.
  */
 
 export interface MergeCounts {
@@ -23,6 +25,72 @@ export interface RunRef {
 }
 
 const stagingTable = (relation: Relation): string => `efa_stage_${relation}`;
+
+/** One row per key: the one with the lowest content hash, whatever the order of the answer. */
+function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): Row[] {
+  const byKey = new Map<string, Row>();
+  for (const row of rows) {
+    const key = entity.keyOf(row);
+    const held = byKey.get(key);
+    if (held === undefined || entity.hashOf(row) < entity.hashOf(held)) byKey.set(key, row);
+  }
+  return [...byKey.values()];
+}
+
+export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[]): Promise<MergeCounts> {
+  if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
+  const batch = distinctByKey(entity, rows);
+  if (entity.direct && (await storedCount(tx, entity, run.source, batch.map(entity.keyOf))) === 0) {
+    if (await copyNew(tx, entity, run, batch)) return { inserted: batch.length, updated: 0, unchanged: 0 };
+  }
+  return mergeStaged(tx, entity, run, batch);
+}
+
+/**
+ * How many of the keys the source holds. One index probe per key (LATERAL … LIMIT 1), whatever the
+ * statistics say: a first load's table has none yet, and a sequential scan per batch would grow
+ * with the table.
+ */
+async function storedCount<Row>(tx: Tx, entity: Entity<Row>, source: string, keys: readonly string[]): Promise<number> {
+  const r = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM unnest(${keys}::text[]) AS k(key),
+      LATERAL (SELECT 1 FROM ${sql.raw(entity.table)} x WHERE x.source = ${source} AND x.${sql.raw(entity.key)} = k.key LIMIT 1) hit`.execute(tx.kysely);
+  return r.rows[0]?.n ?? 0;
+}
+
+const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505';
+
+/**
+ * The fast path: COPY into the entity table itself. Another job of the source may have inserted
+ * one of the keys since storedCount looked; the unique key then refuses the COPY, which is rolled
+ * back to its savepoint, and the caller merges the batch instead (false).
+ */
+async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<boolean> {
+  const direct = entity.direct ?? [];
+  const columns = ['source', entity.key, ...direct.map((c) => c.name), 'content_hash', 'first_run', 'changed_run'];
+  await sql`SAVEPOINT efa_copy_new`.execute(tx.kysely);
+  try {
+    await tx.copyIn(
+      entity.table,
+      columns,
+      copyText(batch, (r) => [run.source, entity.keyOf(r), ...direct.map((c) => c.value(r)), entity.hashOf(r), run.runId, run.runId]),
+    );
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+    await sql`ROLLBACK TO SAVEPOINT efa_copy_new`.execute(tx.kysely);
+    return false;
+  }
+  await sql`RELEASE SAVEPOINT efa_copy_new`.execute(tx.kysely);
+  const keys = batch.map(entity.keyOf).sort();
+  await sql`
+    WITH batch AS (SELECT ${keys}::text[] AS keys), seen AS (
+      INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
+      SELECT ${run.runId}::bigint, ${run.source}, ${entity.relation}, keys FROM batch
+    )
+    INSERT INTO efa.change_sets (run_id, source, relation, op, keys)
+    SELECT ${run.runId}::bigint, ${run.source}, ${entity.relation}, 'insert', keys FROM batch`.execute(tx.kysely);
+  return true;
+}
 
 /**
  * The staging table lives for the session (temporary, unlogged by nature), created on first use on
@@ -40,9 +108,8 @@ async function stage<Row>(tx: Tx, entity: Entity<Row>, rows: readonly Row[]): Pr
   await tx.copyIn(table, columns, copyText(rows, (r) => [entity.keyOf(r), entity.hashOf(r), ...entity.staged.map((c) => c.value(r))]));
 }
 
-export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[]): Promise<MergeCounts> {
-  if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
-  await stage(tx, entity, rows);
+async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<MergeCounts> {
+  await stage(tx, entity, batch);
   const staging = sql.raw(stagingTable(entity.relation));
   const table = sql.raw(entity.table);
   const key = sql.raw(entity.key);
@@ -51,9 +118,9 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
   const storedExprs = sql.raw(entity.stored.map((c) => c.expr).join(', '));
   const updates = sql.raw(entity.stored.map((c) => `${c.name} = EXCLUDED.${c.name}`).join(', '));
   const runId = sql`${run.runId}::bigint`;
-  const result = await sql<{ inserted: number; updated: number; total: number }>`
+  const result = await sql<{ inserted: number; updated: number }>`
     WITH input AS (
-      SELECT DISTINCT ON (k) * FROM ${staging} ORDER BY k, h
+      SELECT * FROM ${staging}
     ), revived AS (
       SELECT x.${key} AS k FROM ${table} x JOIN input ON x.source = ${run.source} AND x.${key} = input.k
       WHERE x.${gone} IS NOT NULL
@@ -64,18 +131,19 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
         changed_run = EXCLUDED.changed_run, ${gone} = NULL
       WHERE x.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR x.${gone} IS NOT NULL
       RETURNING x.${key} AS k, (x.xmax = 0) AS inserted
-    ), seen AS (
-      INSERT INTO efa.run_seen (run_id, source, relation, key)
-      SELECT ${runId}, ${run.source}, ${entity.relation}, k FROM input ON CONFLICT DO NOTHING
-    ), logged AS (
-      INSERT INTO efa.changes (run_id, source, relation, key, op, detail)
-      SELECT ${runId}, ${run.source}, ${entity.relation}, up.k, CASE WHEN up.inserted THEN 'insert' ELSE 'update' END,
-             CASE WHEN revived.k IS NOT NULL THEN 'revived' END
+    ), tagged AS (
+      SELECT up.k, CASE WHEN up.inserted THEN 'insert' ELSE 'update' END AS op,
+             CASE WHEN revived.k IS NOT NULL THEN 'revived' END AS detail
       FROM up LEFT JOIN revived ON revived.k = up.k
+    ), seen AS (
+      INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
+      SELECT ${runId}, ${run.source}, ${entity.relation}, array_agg(k ORDER BY k) FROM input
+    ), logged AS (
+      INSERT INTO efa.change_sets (run_id, source, relation, op, detail, keys)
+      SELECT ${runId}, ${run.source}, ${entity.relation}, op, detail, array_agg(k ORDER BY k) FROM tagged GROUP BY op, detail
     )
-    SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS updated,
-           (SELECT count(*) FROM input)::int AS total
-    FROM up`.execute(tx.kysely);
-  const r = result.rows[0] ?? { inserted: 0, updated: 0, total: 0 };
-  return { inserted: r.inserted, updated: r.updated, unchanged: r.total - r.inserted - r.updated };
+    SELECT count(*) FILTER (WHERE op = 'insert')::int AS inserted, count(*) FILTER (WHERE op = 'update')::int AS updated
+    FROM tagged`.execute(tx.kysely);
+  const r = result.rows[0] ?? { inserted: 0, updated: 0 };
+  return { inserted: r.inserted, updated: r.updated, unchanged: batch.length - r.inserted - r.updated };
 }

@@ -28,6 +28,12 @@ export interface StoredColumn {
   readonly expr: string;
 }
 
+export interface DirectColumn<Row> {
+  /** Column of the entity table. */
+  readonly name: string;
+  readonly value: (row: Row) => CopyValue;
+}
+
 export interface Entity<Row> {
   readonly relation: Relation;
   /** The entity table, schema-qualified. */
@@ -41,6 +47,12 @@ export interface Entity<Row> {
   readonly hashOf: (row: Row) => string;
   readonly staged: readonly StagedColumn<Row>[];
   readonly stored: readonly StoredColumn[];
+  /**
+   * The stored columns computed from a row in TypeScript, for the loader's fast path: a batch of
+   * keys new to the table is COPYed straight into it, with no staging and no merge statement.
+   * Optional: without it new rows take the staging path too. Must give what `stored` gives.
+   */
+  readonly direct?: readonly DirectColumn<Row>[];
   /**
    * What a run of `job` looks at for this relation, recorded in efa.runs.scope.relations and read
    * by the SQL deletion predicate; undefined when the job does not sweep the relation at all.

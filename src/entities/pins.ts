@@ -101,6 +101,16 @@ export const pins: Entity<PinRow> = {
     { name: 'global_id', expr: 'global_id' },
     { name: 'attrs', expr: 'attrs' },
   ],
+  direct: [
+    { name: 'type', value: (r) => r.type },
+    { name: 'id', value: (r) => r.id },
+    { name: 'name', value: (r) => r.name },
+    { name: 'mot_types', value: (r) => intArrayLiteral(r.mot_types) },
+    // EWKT of the same doubles ST_MakePoint takes: the shortest round-trip text of a number.
+    { name: 'geom', value: (r) => `SRID=4326;POINT(${r.lon} ${r.lat})` },
+    { name: 'global_id', value: (r) => r.global_id },
+    { name: 'attrs', value: (r) => json(r.attrs) },
+  ],
   scopeOf: (job) => {
     const coord = job.sweeps.coord;
     if (!coord) return undefined;

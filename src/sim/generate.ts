@@ -74,7 +74,7 @@ export function generateWorld(opts: GenerateOptions): World {
   const notices = generateNotices(makeRng(hash32(seed, 13)), lines, today);
   const ids = pins.stopIdScheme === 'local' ? ` stopIds=local localIdBase=${opts.localIdBase ?? DEFAULT_LOCAL_ID_BASE}` : '';
   return new World({
-    pins, network: new Network(lines), notices, providers, today, origin: `generated seed=${seed} size=${size}${ids}`,
+    pins, network: new Network(lines), notices, providers, today, origin: `generated seed=${seed} size=${size}${ids}`, seed,
   });
 }
 

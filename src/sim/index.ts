@@ -12,3 +12,4 @@ export { COORD_ORDERS, DEFAULT_RADIUS_M, type CoordOrder } from './ops/coord.js'
 export { DEFAULT_OPAREA_RADIUS_M } from './ops/oparea.js';
 export * from './types.js';
 export { SIM_DIALECTS, type SimDialect } from './render/index.js';
+export * from './moving.js';

@@ -26,6 +26,16 @@ export function hash32(...parts: readonly number[]): number {
   return h >>> 0;
 }
 
+/** A 32-bit hash of a text under a seed (ids, keys). */
+export function hashText(seed: number, text: string): number {
+  let h = hash32(seed);
+  for (let i = 0; i < text.length; i++) h = hash32(h, text.charCodeAt(i));
+  return h;
+}
+
+/** A hash as a uniform draw in [0, 1). */
+export const unit = (h: number): number => h / 4294967296;
+
 /** A standard normal draw (Box-Muller). */
 export function gaussian(rng: Rng): number {
   const u = 1 - rng();

@@ -6,7 +6,8 @@ import { FaultEngine, parseFaultSpec, type FaultSpec } from './faults.js';
 import { generateWorld } from './generate.js';
 import { loadWorld } from './load/index.js';
 import { runAddInfo } from './ops/addinfo.js';
-import { COORD_ORDERS, parseCoordQuery, queryTouches, runCoordQuery, type CoordOrder } from './ops/coord.js';
+import { COORD_ORDERS, parseCoordQuery, queryMoves, queryTouches, runCoordQuery, type CoordOrder } from './ops/coord.js';
+import { parseClock } from './clock.js';
 import { runOpArea } from './ops/oparea.js';
 import { runServingLines } from './ops/serving-lines.js';
 import { runStopFinder } from './ops/stopfinder.js';
@@ -36,6 +37,12 @@ export interface SimulatorOptions {
   localIdBase?: number;
   /** Which hits a capped CoordInfo answer keeps (see COORD_ORDERS); default `distance`. */
   coordOrder?: CoordOrder;
+  /**
+   * A fixed clock (ISO 8601 with a zone): every CoordInfo answer is the moving world as of it.
+   * Without it, vehicle detail, vehicle filters and parking real time are answered as of each
+   * request's arrival, and every other request from the static world (see ops/coord.ts queryMoves).
+   */
+  clock?: string;
 }
 
 export interface RequestLogEntry {
@@ -52,19 +59,25 @@ export interface Simulator {
   readonly port: number;
   readonly world: World;
   readonly requestLog: readonly RequestLogEntry[];
+  /** Fixes the clock (tests step time with it); undefined returns to each request's arrival time. */
+  setClock(at: Date | undefined): void;
+  /** The fixed clock, if any. */
+  readonly clock: Date | undefined;
   stop(): Promise<void>;
 }
 
-type Handler = (world: World, p: Params, dialect: Dialect) => { body: unknown; failboxHit?: boolean };
+/** `arrival`: when the request came in; `clock`: the fixed clock, if one is set. */
+type Handler = (world: World, p: Params, dialect: Dialect, time: { arrival: Date; clock: Date | undefined }) => { body: unknown; failboxHit?: boolean };
 const BASE = '/efa/';
 const OUTPUT_FORMATS = new Set(['json', 'rapidjson']);
 
 function routes(faults: FaultSpec | undefined, coordOrder: CoordOrder): Readonly<Record<string, Handler>> {
   return {
-    XML_COORD_REQUEST: (w, p, d) => {
+    XML_COORD_REQUEST: (w, p, d, time) => {
       const q = parseCoordQuery(p);
       if (faults?.failbox.some((pt) => queryTouches(q, pt.lon, pt.lat))) return { body: null, failboxHit: true };
-      return { body: d.coord(runCoordQuery(w, q, coordOrder)) };
+      const at = time.clock ?? (queryMoves(q) ? time.arrival : undefined);
+      return { body: d.coord(runCoordQuery(w, q, coordOrder, at)) };
     },
     XML_STOPFINDER_REQUEST: (w, p, d) => ({ body: d.stopFinder(runStopFinder(w, p)) }),
     XML_SERVINGLINES_REQUEST: (w, p, d) => ({ body: d.servingLines(runServingLines(w, p)) }),
@@ -84,6 +97,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw new BadParameterError('coordOrder', `unknown order "${String(options.coordOrder)}", expected one of ${COORD_ORDERS.join(', ')}`);
   }
   const dialect: Dialect = renderers[options.dialect ?? 'json'];
+  let clock = options.clock !== undefined ? parseClock(options.clock) : undefined;
   if ((options.world || options.worldDir) && (options.stopIds !== undefined || options.localIdBase !== undefined)) {
     throw new SimulatorOptionError(options.stopIds !== undefined ? 'stopIds' : 'localIdBase', 'applies only to a generated world, not to a given or loaded one');
   }
@@ -148,7 +162,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     try {
       const format = p.required('outputFormat', 'expected JSON or rapidJSON');
       if (!OUTPUT_FORMATS.has(format.toLowerCase())) throw new BadParameterError('outputFormat', `unsupported "${format}", expected JSON or rapidJSON`);
-      const result = op(world, p, dialect);
+      const result = op(world, p, dialect, { arrival: new Date(entry.at), clock });
       if (result.failboxHit) {
         entry.fault = 'failbox';
         return json(503, dialect.error(503, 'simulated permanent failure of this area'), delay);
@@ -185,6 +199,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     port,
     world,
     requestLog: log,
+    setClock: (at) => {
+      if (at !== undefined && Number.isNaN(at.getTime())) throw new SimulatorOptionError('clock', 'invalid date');
+      clock = at === undefined ? undefined : new Date(at.getTime());
+    },
+    get clock() { return clock === undefined ? undefined : new Date(clock.getTime()); },
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t);

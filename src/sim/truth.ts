@@ -3,6 +3,7 @@
  * Plain arrays, sorted by key, so tests can compare them with database rows directly.
  */
 import { inBox, pointInLonLatRing } from './geo.js';
+import { vehiclesInBox } from './moving/vehicles.js';
 import type { World } from './world.js';
 import type { BBox, Line, Notice, ObjectType, Pin, PinType, Provider, Stop } from './types.js';
 
@@ -19,6 +20,11 @@ export interface TruthOptions {
   readonly parking?: boolean;
   /** Date for current notices; default the world's today. */
   readonly date?: string;
+  /**
+   * A clock: sharing vehicles as the moving world has them then (vehiclesAt), as a sweep against a
+   * simulator with that clock must find them. Without it, vehicles stand at their static homes.
+   */
+  readonly at?: Date;
 }
 
 /**
@@ -84,10 +90,17 @@ export function computeTruth(world: World, region: TruthRegion, opts: TruthOptio
       if (opts.parking) parking.push(plain(p));
       continue;
     }
-    if (!wanted.has(p.type)) continue;
+    if (!wanted.has(p.type) || (opts.at && p.type === 'SHARING')) continue;
     pins.push(plain(p));
     pinsByType[p.type] = (pinsByType[p.type] ?? 0) + 1;
     if (p.type === 'STOP') stops.push(world.stopOf(p));
+  }
+  if (opts.at && wanted.has('SHARING')) {
+    for (const { pin, vehicle } of vehiclesInBox(world, opts.at, box)) {
+      if (!contains(vehicle.lon, vehicle.lat)) continue;
+      pins.push(plain({ ...pin, lon: vehicle.lon, lat: vehicle.lat }));
+      pinsByType.SHARING = (pinsByType.SHARING ?? 0) + 1;
+    }
   }
   const lineMap = new Map<string, Line>();
   const stopLines: { stopId: string; lineId: string }[] = [];

@@ -18,6 +18,8 @@ export interface WorldParts {
   readonly today: string;
   /** Where the world came from, for logs: `generated seed=1 size=5000` or a directory. */
   readonly origin: string;
+  /** Seed of the moving world (vehicles, occupancy); the generator's seed, 0 for loaded worlds. */
+  readonly seed?: number;
 }
 
 type Types = Iterable<PinType> | undefined;
@@ -30,6 +32,8 @@ export class World {
   /** The date the world treats as today ('YYYY-MM-DD'); tests may move it to age notices. */
   today: string;
   readonly origin: string;
+  /** Seed of the moving world: with the clock, it decides every vehicle's and car park's state. */
+  readonly seed: number;
   private readonly noticeMap = new Map<string, Notice>();
   private readonly providerMap = new Map<string, Provider>();
 
@@ -38,6 +42,7 @@ export class World {
     this.network = parts.network;
     this.today = parts.today;
     this.origin = parts.origin;
+    this.seed = parts.seed ?? 0;
     for (const n of parts.notices) this.noticeMap.set(n.id, n);
     for (const p of parts.providers) this.providerMap.set(p.id, p);
   }

@@ -58,7 +58,7 @@ describe('grant-reader on PostgreSQL', () => {
   const denied = [
     `INSERT INTO efa.runs (job_name, job_hash) VALUES ('x', 'y')`,
     `UPDATE efa.pins SET name = 'x'`,
-    `DELETE FROM efa.changes`,
+    `DELETE FROM efa.change_sets`,
     `TRUNCATE efa.rejects`,
     `CREATE TABLE efa.sneaky (x int)`,
     `CREATE VIEW efa.sneaky AS SELECT 1 AS x`,
@@ -73,7 +73,7 @@ describe('grant-reader on PostgreSQL', () => {
       INSERT INTO efa.runs (run_id, job_name, source, job_hash, status) VALUES (1, 'demo', 'demo', 'h', 'succeeded');
       INSERT INTO efa.pins (source, pin_key, type, id, name, geom, content_hash, first_run, changed_run)
         VALUES ('demo', 'STOP:s1', 'STOP', 's1', 'Hbf', ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 'h', 1, 1);
-      INSERT INTO efa.changes (run_id, source, relation, key, op) VALUES (1, 'demo', 'pins', 'STOP:s1', 'insert');
+      INSERT INTO efa.change_sets (run_id, source, relation, op, keys) VALUES (1, 'demo', 'pins', 'insert', '{STOP:s1}');
       REFRESH MATERIALIZED VIEW efa.stop_summary;`);
     const result = await grantReader(t.db, reader);
     expect(result).toMatchObject({ role: reader, created: true, login: false });
@@ -128,7 +128,7 @@ describe('grant-reader on PostgreSQL', () => {
       GRANT UPDATE (name) ON efa.pins TO ${writer};
       GRANT ALL ON ALL SEQUENCES IN SCHEMA efa TO ${writer};
       ALTER DEFAULT PRIVILEGES IN SCHEMA efa GRANT INSERT, DELETE ON TABLES TO ${writer};`);
-    await expect(asRole(writer, `DELETE FROM efa.changes`)).resolves.toBeUndefined();
+    await expect(asRole(writer, `DELETE FROM efa.change_sets`)).resolves.toBeUndefined();
 
     const result = await grantReader(t!.db, writer);
     expect(result.created).toBe(false);

@@ -6,7 +6,7 @@ import { createRun, type OpenedRun } from '../../src/db/ledger.js';
 import { mergeRows } from '../../src/db/merge.js';
 import type { Pin } from '../../src/efa/records.js';
 import { lines, operatingAreas, pins, stopLines, toLineRow, toPinRow, toProviderRows } from '../../src/entities/index.js';
-import { openTestDb, type TestDb } from '../helpers/db.js';
+import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 
 const stop = (id: string, name: string, lon = 9.18, lat = 48.78): Pin => ({
   type: 'STOP', id, name, coord: { lon, lat }, motTypes: [5, 1], attrs: { platform: '1\ttab\\slash\nnewline' },
@@ -121,5 +121,53 @@ describe('the loader: COPY into staging, one set-based merge', () => {
       SELECT GeometryType(geom) t, ST_IsValid(geom) valid, ST_NumGeometries(geom)::int n, ST_XMin(geom) minx, ST_YMin(geom) miny
       FROM efa.operating_areas WHERE area_key = 'p1/bow'`.execute(k);
     expect(g.rows[0]).toEqual({ t: 'MULTIPOLYGON', valid: true, n: 2, minx: 9.1, miny: 48.7 });
+  });
+
+  it('a batch of new keys goes straight into the table and stores what the merge path stores', async () => {
+    const k = t.db.kysely;
+    const [r1, r2] = runs as [OpenedRun, OpenedRun];
+    const odd: Pin = { type: 'POI_POINT', id: 'x', name: 'Käse\\Bar\t', coord: { lon: 9.123456789012345, lat: -0.1 }, motTypes: [], attrs: { n: [1, { a: null }] } };
+    // Source C: the whole batch is new, the fast path. Source D: one key already there, the merge path.
+    await merge(pins, { ...r1, source: 'C' }, [odd, stop('c1', 'C1')].map(toPinRow));
+    await merge(pins, { ...r1, source: 'D' }, [stop('d0', 'D0')].map(toPinRow));
+    await merge(pins, { ...r2, source: 'D' }, [odd, stop('d0', 'D0')].map(toPinRow));
+    const stored = await sql<Record<string, unknown>>`
+      SELECT source, type, id, name, mot_types, ST_SRID(geom) AS srid, ST_X(geom) AS x, ST_Y(geom) AS y, global_id, attrs, content_hash
+      FROM efa.pins WHERE source IN ('C', 'D') AND pin_key = 'POI_POINT:x' ORDER BY source`.execute(k);
+    const [c, d] = stored.rows.map(({ source: _s, ...rest }) => rest);
+    expect(c).toEqual(d);
+    expect(c).toMatchObject({ name: 'Käse\\Bar\t', srid: 4326, x: 9.1234568, y: -0.1, attrs: { n: [1, { a: null }] } });
+    const log = await sql<{ source: string; key: string; op: string }>`
+      SELECT source, key, op FROM efa.changes WHERE source IN ('C', 'D') ORDER BY source, key`.execute(k);
+    expect(log.rows).toEqual([
+      { source: 'C', key: 'POI_POINT:x', op: 'insert' }, { source: 'C', key: 'STOP:c1', op: 'insert' },
+      { source: 'D', key: 'POI_POINT:x', op: 'insert' }, { source: 'D', key: 'STOP:d0', op: 'insert' },
+    ]);
+  });
+
+  // Two jobs of one source load the same new key at once: the second's COPY meets the first's row
+  // at the unique key, and the batch is merged instead of failing.
+  it.skipIf(dbKind() !== 'postgres')('a key another job inserted since the check falls back to the merge', async () => {
+    const [r1, r2] = runs as [OpenedRun, OpenedRun];
+    const row = toPinRow(stop('race', 'Race'));
+    let letFirstCommit!: () => void;
+    const held = new Promise<void>((resolve) => (letFirstCommit = resolve));
+    let firstWrote!: () => void;
+    const wrote = new Promise<void>((resolve) => (firstWrote = resolve));
+    const first = t.db.transaction(async (tx) => {
+      const counts = await mergeRows(tx, pins, { ...r1, source: 'R' }, [row]);
+      firstWrote();
+      await held;
+      return counts;
+    });
+    await wrote;
+    // The second sees no stored key (the first has not committed), COPYs, and waits on the unique index.
+    const second = t.db.transaction((tx) => mergeRows(tx, pins, { ...r2, source: 'R' }, [row, toPinRow(stop('race2', 'Race 2'))]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    letFirstCommit();
+    expect(await first).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    expect(await second).toEqual({ inserted: 1, updated: 0, unchanged: 1 });
+    const n = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa.pins WHERE source = 'R'`.execute(t.db.kysely);
+    expect(n.rows[0]?.n).toBe(2);
   });
 });

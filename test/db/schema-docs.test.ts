@@ -112,9 +112,9 @@ describe('analyst views', () => {
         (2, 'coordInfo', 'c', 'root', 1, ST_MakeEnvelope(9.5, 48, 10, 49, 4326), 'failed', 0, false),
         (2, 'servingLines', 'stop:s1', NULL, 0, NULL, 'done', 2, false),
         (3, 'addInfo', 'all', NULL, 0, NULL, 'done', 5, false);
-      INSERT INTO efa.changes (run_id, source, relation, key, op, detail) VALUES
-        (2, 'demo', 'pins', 's3', 'delete', NULL), (2, 'demo', 'pins', 's2', 'update', 'revived'), (2, 'demo', 'pins', 's1', 'update', NULL),
-        (2, 'demo', 'notices', 'n-ended', 'delete', 'ended'), (1, 'demo', 'pins', 's1', 'insert', NULL);`);
+      INSERT INTO efa.change_sets (run_id, source, relation, op, detail, keys) VALUES
+        (2, 'demo', 'pins', 'delete', NULL, '{s3}'), (2, 'demo', 'pins', 'update', 'revived', '{s2}'), (2, 'demo', 'pins', 'update', NULL, '{s1}'),
+        (2, 'demo', 'notices', 'delete', 'ended', '{n-ended}'), (1, 'demo', 'pins', 'insert', NULL, '{s1}');`);
     await refreshAnalystViews(t.db);
   });
   afterAll(async () => t?.dispose());

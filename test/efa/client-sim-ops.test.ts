@@ -8,7 +8,7 @@ import type { Pin as PinRecord } from '../../src/efa/records.js';
 import { createFetchTransport } from '../../src/http/fetch-transport.js';
 import { createRequestScheduler, type MeteredRequestScheduler } from '../../src/http/scheduler.js';
 import { distanceToRingM } from '../../src/sim/geo.js';
-import { pinTypesFor, startSimulator, type Pin, type Simulator, type Stop } from '../../src/sim/index.js';
+import { pinTypesFor, startSimulator, vehiclesAt, type Pin, type Simulator, type Stop } from '../../src/sim/index.js';
 
 const TODAY = '2026-11-22';
 /** [minLon, minLat, maxLon, maxLat]; mutable because the client's box option is a plain tuple. */
@@ -100,18 +100,22 @@ describe('EFA client against the simulator: operations', () => {
       expect(new URLSearchParams(sim.requestLog.at(-1)?.query ?? '').get('max')).toBe('7');
     });
 
-    it('vehicle detail of a real sharing vehicle of the world', async () => {
-      const vehicle = [...sim.world.allPins(['SHARING'])][0];
-      if (vehicle?.id === undefined) throw new Error('the world has no sharing vehicle');
+    it('vehicle detail of a real sharing vehicle of the world, where the moving world has it at the clock', async () => {
+      // The detail answers as of the clock (a rented vehicle is absent): fix one for this test.
+      const clock = new Date('2026-11-24T15:00:00+01:00');
+      sim.setClock(clock);
+      const moved = vehiclesAt(sim.world, clock)[0];
+      const vehicle = moved === undefined ? undefined : sim.world.pin(moved.id);
+      if (moved === undefined || vehicle?.id === undefined) throw new Error('the world has no sharing vehicle');
       const [id = '', operatorId = '', opAreaId = ''] = vehicle.id.split(':');
-      const result = await client.vehicleDetail({ sharingRef: { id, operatorId, opAreaId }, vehSpec: true, vehAvail: true });
+      const result = await client.vehicleDetail({ sharingRef: { id, operatorId, opAreaId }, vehSpec: true, vehAvail: true }).finally(() => sim.setClock(undefined));
       expect(result.records).toHaveLength(1);
       const record = result.records[0];
       expect(record).toMatchObject({
         type: 'SHARING',
         id: vehicle.id,
         name: vehicle.name,
-        coord: { lon: vehicle.lon, lat: vehicle.lat },
+        coord: { lon: moved.lon, lat: moved.lat },
       });
       expect(record?.attrs).toMatchObject({ operatorId, opAreaId, vehicleType: vehicle.attrs['vehicleType'] });
       expect(record?.attrs['specification']).toMatchObject({ vehicleType: vehicle.attrs['vehicleType'] });

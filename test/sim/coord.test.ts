@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateWorld, haversineM } from '../../src/sim/index.js';
+import { generateWorld, haversineM, vehiclesAt } from '../../src/sim/index.js';
 import { TODAY, c, withSim } from './helpers.js';
 
 const world = generateWorld({ seed: 1, size: 5000, today: TODAY });
@@ -59,13 +59,13 @@ describe('CoordInfo', () => {
     expect(rtOnly[0]?.realtime).toBeUndefined();
   }));
 
-  it('vehicle detail returns one vehicle, honouring filters', () => withSim({ world }, async (_s, get) => {
-    const v = [...world.allPins(['SHARING'])][0]!;
-    const r = await get('XML_COORD_REQUEST', `coordReqType=VEHICLEDETAIL&vehDetail=1&vehSM=ID&SharingRefId=${encodeURIComponent(v.id!)}&vehSpec=1&vehAvail=1`);
+  it('vehicle detail returns one vehicle as of the clock, honouring filters', () => withSim({ world, clock: '2026-11-24T15:00:00+01:00' }, async (_s, get) => {
+    const v = vehiclesAt(world, new Date('2026-11-24T15:00:00+01:00'))[0]!;
+    const r = await get('XML_COORD_REQUEST', `coordReqType=VEHICLEDETAIL&vehDetail=1&vehSM=ID&SharingRefId=${encodeURIComponent(v.id)}&vehSpec=1&vehAvail=1`);
     expect(r.body.pins).toHaveLength(1);
-    expect(r.body.pins[0]).toMatchObject({ type: 'SHARING', id: v.id, vehicleType: v.attrs.vehicleType });
+    expect(r.body.pins[0]).toMatchObject({ type: 'SHARING', id: v.id, vehicleType: v.kind, coord: { lon: v.lon, lat: v.lat } });
     expect(r.body.pins[0]!.specification).toBeDefined();
-    const other = (['ELECTRIC', 'COMBUSTION', 'HYBRID'] as const).find((e) => e !== v.attrs.engineType)!;
+    const other = (['ELECTRIC', 'COMBUSTION', 'HYBRID'] as const).find((e) => e !== v.engine)!;
     expect((await get('XML_COORD_REQUEST', `coordReqType=VEHICLEDETAIL&SharingRefId=${v.id}&vehEngineType=${other}`)).body.pins).toHaveLength(0);
     expect((await get('XML_COORD_REQUEST', 'coordReqType=VEHICLEDETAIL&SharingRefId=bad')).status).toBe(400);
   }));

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { generateWorld, haversineM, vehiclesAt } from '../../src/sim/index.js';
 import { c } from './helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,6 +58,8 @@ describe('efa-sync sim --stop-ids / --local-id-base', () => {
       [['--stop-ids', 'local', '--local-id-base', '1.5'], /--local-id-base: expected a whole number/],
       [['--stop-ids', 'dhid'], /--stop-ids/],
       [['--stop-ids', 'local', '--world', '/nonexistent'], /--stop-ids: applies only to a generated world/],
+      [['--clock', '2026-11-24T10:00'], /--clock: expected an ISO 8601 instant with a zone/],
+      [['--clock', 'tomorrow'], /--clock: expected an ISO 8601 instant/],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(['sim', '--port', '0', '--size', '200', ...args], {}, 30_000);
@@ -64,4 +67,20 @@ describe('efa-sync sim --stop-ids / --local-id-base', () => {
       expect(r.stderr).toMatch(message);
     }
   }, 120_000);
+});
+
+describe('efa-sync sim --clock', () => {
+  it('answers the moving world as of the fixed clock, the same for every request', () =>
+    withSimCli(['--size', '1500', '--clock', '2026-11-24T08:30:00+01:00'], async (url) => {
+      const query = `${url}/XML_COORD_REQUEST?outputFormat=JSON&coord=${c(9.18, 48.777)}&inclFilter=1&type_0=ANY&radius_0=3000&vehSF=BIKE`;
+      const first = await (await fetch(query)).text();
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(await (await fetch(query)).text()).toBe(first);
+      const pins = (JSON.parse(first) as Json)['pins'] as Json[];
+      const world = generateWorld({ seed: 1, size: 1500 });
+      const truth = vehiclesAt(world, new Date('2026-11-24T08:30:00+01:00'))
+        .filter((v) => v.kind === 'BIKE' && haversineM(9.18, 48.777, v.lon, v.lat) <= 3000);
+      expect(truth.length).toBeGreaterThan(5);
+      expect(pins.map((p) => p['id']).sort()).toEqual(truth.map((v) => v.id));
+    }), 60_000);
 });

@@ -15,13 +15,14 @@ import { World } from '../world.js';
 import { exists } from './files.js';
 import { loadGtfs } from './gtfs.js';
 import { loadOsm } from './osm.js';
+import { loadParkApi } from './parkapi.js';
 import { loadSharing } from './sharing.js';
 
 export async function loadWorld(dir: string, opts: { today?: string } = {}): Promise<World> {
   if (!(await exists(dir))) throw new WorldLoadError(dir, 'no such directory');
   const today = opts.today ?? todayUtc();
   const { stops, lines } = await loadGtfs(dir);
-  const osm = await loadOsm(dir);
+  const osm = [...(await loadOsm(dir)), ...(await loadParkApi(dir))];
   const sharing = await loadSharing(dir);
   const pins = [...stops, ...osm, ...sharing.pins];
   if (pins.length === 0) throw new WorldLoadError(dir, 'found no GTFS, OSM or GBFS data');

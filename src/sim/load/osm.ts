@@ -1,4 +1,4 @@
-/** OSM GeoJSON points and ParkAPI lots → POI and parking pins. */
+/** OSM GeoJSON points → POI and parking pins (OSM lots have no sensors: no real-time occupancy). */
 import { join } from 'node:path';
 import type { Pin } from '../types.js';
 import { arr, exists, num, obj, readJson, str } from './files.js';
@@ -43,6 +43,7 @@ export async function loadOsm(root: string): Promise<Pin[]> {
       attrs: {
         parkingObjectType: kind, capacity: Number.isFinite(cap) ? cap : 0, charge: str(p.fee) === 'yes' ? 'pay' : 'free',
         parkRide: str(p.park_ride) !== undefined && str(p.park_ride) !== 'no', bikeRide: str(p.amenity) === 'bicycle_parking',
+        _realtime: false,
       },
     };
   };
@@ -50,21 +51,6 @@ export async function loadOsm(root: string): Promise<Pin[]> {
   for (const f of await features(join(dir, 'osm-sharing-and-charging.geojson'))) {
     if (str(f.props.subtype) === 'charging_station') pins.push(parkingOf(f, 32));
     else pins.push({ key: osmKey(f.props), type: 'POI_POINT', name: str(f.props.name) ?? str(f.props.subtype) ?? 'POI', lon: f.lon, lat: f.lat, attrs: { poiCategory: str(f.props.subtype) ?? null } });
-  }
-  const lotsFile = join(root, 'parkapi', 'parkapi-herrenberg.json');
-  if (await exists(lotsFile)) {
-    arr(obj(await readJson(lotsFile)).lots).forEach((l, i) => {
-      const o = obj(l), c = obj(o.coords), lon = num(c.lng), lat = num(c.lat);
-      if (lon === undefined || lat === undefined) return;
-      const type = str(o.lot_type) ?? '';
-      pins.push({
-        key: `parkapi:herrenberg:${i + 1}`, id: `parkapi:herrenberg:${i + 1}`, type: 'PARKING', name: str(o.name) ?? type, lon, lat,
-        attrs: {
-          parkingObjectType: type === 'Parkhaus' ? 1 : 2, capacity: num(o.total) ?? 0, charge: 'pay', parkRide: type === 'Park-Ride', bikeRide: false,
-          openingHours: str(o.opening_hours) ?? null,
-        },
-      });
-    });
   }
   return pins;
 }

@@ -8,6 +8,8 @@ import { OBJECT_TYPES, type BBox, type ObjectType, type Pin, type PinType } from
 import type { World } from '../world.js';
 import { parkingQuery, parkingHits, type ParkingQuery } from './parking.js';
 import { vehicleDetail } from './vehicle.js';
+import { vehicleFilter, type VehicleFilter } from './vehicle-filters.js';
+import { movingVehicleHits } from './moving-hits.js';
 
 /** One pin of an answer, dialect-neutral. */
 export interface PinOut {
@@ -32,6 +34,8 @@ export interface CoordQuery {
   readonly box?: BBox;
   readonly blocks: readonly Block[];
   readonly parking?: ParkingQuery;
+  /** The vehicle filters (vehSF, vehEngineType, vehLocType<i>, vehAtStation), when any is given. */
+  readonly vehicles?: VehicleFilter;
   readonly max?: number;
   readonly detail?: Params;
 }
@@ -57,6 +61,7 @@ export function parseCoordQuery(p: Params): CoordQuery {
   }
   if (circle && box) throw new BadParameterError('coord', 'give either coord (circle) or boundingBox, not both');
   const parking = parkingQuery(p);
+  const vehicles = vehicleFilter(p);
   if (!circle && !box && !parking) {
     throw new BadParameterError('coord', 'a search area is required: coord, or boundingBox with boundingBoxLU/boundingBoxRL');
   }
@@ -88,7 +93,8 @@ export function parseCoordQuery(p: Params): CoordQuery {
   }
   const max = p.int('max', 1, 1_000_000_000);
   return {
-    blocks, ...(circle ? { circle } : {}), ...(box ? { box } : {}), ...(parking ? { parking } : {}), ...(max !== undefined ? { max } : {}),
+    blocks, ...(circle ? { circle } : {}), ...(box ? { box } : {}), ...(parking ? { parking } : {}),
+    ...(vehicles ? { vehicles } : {}), ...(max !== undefined ? { max } : {}),
   };
 }
 
@@ -147,12 +153,31 @@ function orderHits(world: World, q: CoordQuery, hits: PinOut[], order: CoordOrde
   }
 }
 
-export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = 'distance'): CoordResult {
-  if (q.detail) return { pins: vehicleDetail(world, q.detail) };
+/**
+ * Whether the answer depends on the clock even when the simulator has none set: vehicle detail,
+ * vehicle filters and parking real-time. Other requests see the static world unless a clock is set,
+ * so sweeps without those switches keep finding the world as it was generated or loaded.
+ */
+export function queryMoves(q: CoordQuery): boolean {
+  return q.detail !== undefined || q.vehicles !== undefined || q.parking?.realtime === true;
+}
+
+/**
+ * `at`: the request's clock, when the simulator has one (a fixed clock); without it, a query that
+ * moves (queryMoves) is answered as of now, and any other from the static world.
+ */
+export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = 'distance', at?: Date): CoordResult {
+  const clock = at ?? (queryMoves(q) ? new Date() : undefined);
+  if (q.detail) return { pins: vehicleDetail(world, q.detail, clock ?? new Date()) };
   const hits = new Map<string, PinOut>();
   const centre = q.circle ?? centreOf(q.box ?? q.parking?.box ?? [0, 0, 0, 0]);
+  // A vehicle-kind filter leaves only vehicles in a search (see vehicle-filters.ts).
+  const onlyVehicles = (q.vehicles?.kinds.length ?? 0) > 0;
   for (const b of q.blocks) {
-    const types: ReadonlySet<PinType> = pinTypesFor([b.type]);
+    const types = new Set<PinType>(pinTypesFor([b.type]));
+    if (onlyVehicles) for (const t of types) if (t !== 'SHARING') types.delete(t);
+    const moving = clock !== undefined && types.delete('SHARING');
+    if (moving) for (const out of movingVehicleHits(world, q, b.radius, centre, clock)) if (!hits.has(out.pin.key)) hits.set(out.pin.key, out);
     if (types.size === 0) continue;
     const found: Iterable<{ pin: Pin; distanceM: number }> = q.circle
       ? world.pinsInCircle(q.circle.lon, q.circle.lat, b.radius, types)
@@ -164,7 +189,7 @@ export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = '
       hits.set(pin.key, out);
     }
   }
-  if (q.parking) for (const out of parkingHits(world, q.parking, centre)) hits.set(out.pin.key, out);
+  if (q.parking && !onlyVehicles) for (const out of parkingHits(world, q.parking, centre, clock)) hits.set(out.pin.key, out);
   const pins = orderHits(world, q, [...hits.values()], order);
   return { pins: q.max !== undefined ? pins.slice(0, q.max) : pins };
 }

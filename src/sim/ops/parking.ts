@@ -2,7 +2,8 @@
 import { BadParameterError } from '../errors.js';
 import { haversineM } from '../geo.js';
 import type { Params } from '../params.js';
-import { hash32 } from '../rng.js';
+import { epochMinutes } from '../clock.js';
+import { freeAtMinute, isInternalAttr } from '../moving/parking.js';
 import type { BBox } from '../types.js';
 import type { World } from '../world.js';
 import type { PinOut } from './coord.js';
@@ -48,7 +49,13 @@ function inclusionOk(mode: Inclusion, flag: boolean): boolean {
   return mode === 'INCLUDE' || (mode === 'EXCLUDE' ? !flag : flag);
 }
 
-export function* parkingHits(world: World, q: ParkingQuery, centre: { lon: number; lat: number }): Generator<PinOut> {
+/**
+ * Parking objects in the parking box. Details (`parkObjInfo=1`) add the object's attributes;
+ * real time (`parkObjInfoRealtime=1` with it) adds `realtime: { free, occupied }` as of the clock,
+ * from moving/parking.ts, for objects that have real-time data (others carry no `realtime`).
+ */
+export function* parkingHits(world: World, q: ParkingQuery, centre: { lon: number; lat: number }, at?: Date): Generator<PinOut> {
+  const minute = epochMinutes(at ?? new Date());
   for (const pin of world.pinsInBox(q.box, ['PARKING'])) {
     const a = pin.attrs;
     const kind = typeof a.parkingObjectType === 'number' ? a.parkingObjectType : 0;
@@ -57,11 +64,10 @@ export function* parkingHits(world: World, q: ParkingQuery, centre: { lon: numbe
     if (!inclusionOk(q.bikeRide, a.bikeRide === true) || !inclusionOk(q.parkRide, a.parkRide === true)) continue;
     const capacity = typeof a.capacity === 'number' ? a.capacity : 0;
     const extra: Record<string, unknown> = { parkingObjectType: kind, capacity };
-    if (q.details) for (const [k, v] of Object.entries(a)) if (!(k in extra)) extra[k] = v;
+    if (q.details) for (const [k, v] of Object.entries(a)) if (!(k in extra) && !isInternalAttr(k)) extra[k] = v;
     if (q.realtime) {
-      // Occupancy is a pure function of the pin and the day, so repeated sweeps agree.
-      const free = capacity === 0 ? 0 : hash32(pin.key.length, Math.round(pin.lon * 1e6), Math.round(pin.lat * 1e6), Number(world.today.replaceAll('-', ''))) % (capacity + 1);
-      extra.realtime = { free, occupied: capacity - free };
+      const free = freeAtMinute(world, pin, minute);
+      if (free !== null) extra.realtime = { free, occupied: capacity - free };
     }
     yield { pin, distanceM: haversineM(centre.lon, centre.lat, pin.lon, pin.lat), extra };
   }
