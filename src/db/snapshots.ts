@@ -4,7 +4,7 @@ import { copyText } from './copy.js';
 import type { Database } from './tables.js';
 
 /**
- * Every query on the snapshot time series (sql/007): partitions created on demand and dropped by
+ * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
  * retention, one COPY per snapshot and table, and what the next snapshot plans from.
  */
 

@@ -60,7 +60,7 @@ export function toPinRow(pin: Pin): PinRow {
  * Object types that are sharing vehicles, as the dialects normalise them (rapidJSON `sharing` →
  * SHARING). Vehicles move every few minutes: they are a time series (efa.vehicle_snapshots, the
  * snapshot sweep), never pins, which would churn efa.pins and efa.changes every night. The same
- * list is in sql/007_snapshots.sql, which retires vehicle pins stored before.
+ * list is in sql/008_snapshots.sql, which retires vehicle pins stored before.
  */
 export const SHARING_VEHICLE_TYPES: readonly string[] = ['SHARING', 'SHARING_VEHICLE', 'VEHICLE', 'CARSHARING', 'BIKESHARING'];
 

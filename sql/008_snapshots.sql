@@ -1,4 +1,4 @@
--- efa-sync schema, version 7: time series of sharing vehicles and parking occupancy.
+-- efa-sync schema, version 8: time series of sharing vehicles and parking occupancy.
 -- A snapshot job (sweeps.vehicles, sweeps.parking) runs every few minutes and appends what it saw;
 -- it never touches efa.pins. The three time-series tables are partitioned by UTC day (declarative
 -- partitioning, no default partition): efa.ensure_snapshot_partitions creates a day's partitions
