@@ -28,8 +28,10 @@ describe('a snapshot with a tile that fails', () => {
   let first: RunSummary;
   let second: RunSummary;
   beforeAll(async () => {
-    good = await startSimulator({ port: 0, seed: 3, size: 1200, today });
-    faulty = await startSimulator({ port: 0, seed: 3, size: 1200, today, faults: `failbox=${hole.lon}:${hole.lat}` });
+    // One fixed clock for both: the second snapshot's world is the first's, but for the hole.
+    const clock = '2026-11-22T09:00:00Z';
+    good = await startSimulator({ port: 0, seed: 3, size: 1200, today, clock });
+    faulty = await startSimulator({ port: 0, seed: 3, size: 1200, today, clock, faults: `failbox=${hole.lon}:${hole.lat}` });
     t = await openTestDb();
     first = await runJob({ loaded: vehiclesJob(good.url), db: t.db, log: silent, today, takenAt: new Date('2026-11-22T09:00:00Z') });
     second = await runJob({ loaded: vehiclesJob(faulty.url), db: t.db, log: silent, today, takenAt: new Date('2026-11-22T09:05:00Z') });
