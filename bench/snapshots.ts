@@ -21,7 +21,8 @@ import { createScratchDb, inlineJob, int, postgresReachable, ratio, secs, type B
 const silent = createLogger({ level: 'error', format: 'json' });
 
 async function benchRequests(): Promise<BenchLine[]> {
-  const sim = await startSimulator({ port: 0, seed: 1, size: 20_000 });
+  // A fixed clock: the second snapshot sees the world of the first (night two's unchanged world).
+  const sim = await startSimulator({ port: 0, seed: 1, size: 20_000, clock: '2026-01-01T08:00:00Z' });
   const db = await openDb('pglite:memory');
   try {
     const max = 200;

@@ -64,7 +64,8 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
       tiles: leaves.length,
       tilesFailed: leaves.filter((t) => t.status === 'failed').length,
       tilesCapped: leaves.filter((t) => t.status === 'capped' || t.status === 'incomplete').length,
-      objects: swept.objects,
+      // What the tiles looked at held (split tiles' answers are repeated by their children).
+      objects: leaves.reduce((n, t) => n + t.objects, 0),
       requests: swept.requests,
       detailRequests,
     },
