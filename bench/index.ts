@@ -9,6 +9,7 @@ import { benchSimWorld } from './sim-world.js';
 import { benchTiling } from './tiling.js';
 import { gc, header, secs, type BenchResult } from './util.js';
 import { benchNights } from './nights.js';
+import { benchSnapshots } from './snapshots.js';
 
 interface Bench {
   readonly name: string;
@@ -21,6 +22,7 @@ const benches: readonly Bench[] = [
   { name: 'tiling', title: 'tiling: CoordInfo requests per answer order and world against the floor (night one, night two)', run: () => benchTiling() },
   { name: 'loader', title: 'loader: rows/s of the set-based loader beside a plain COPY of the same rows', run: () => benchLoader() },
   { name: 'nights', title: 'nights: CoordInfo requests of night one and night two beside the floor', run: () => benchNights() },
+  { name: 'snapshots', title: 'snapshots: requests of a vehicle snapshot against the floor, and rows/s of the snapshot writer beside a raw COPY', run: () => benchSnapshots() },
   { name: 'run-memory', title: 'run-memory: peak memory of a run over a 1,000,000-pin world (baseline: 100,000)', run: () => benchRunMemory() },
 ];
 

@@ -38,6 +38,22 @@ export const heldDeletionSchema = z.object({
 });
 export type HeldDeletion = z.infer<typeof heldDeletionSchema>;
 
+/** What a snapshot run took, per kind (efa.snapshots has the same, for SQL). */
+export const snapshotMetaSchema = z.object({
+  kind: z.enum(['vehicles', 'parking']),
+  status: z.enum(['complete', 'partial', 'failed']),
+  takenAt: z.string(),
+  rows: z.int().nonnegative(),
+  objects: z.int().nonnegative(),
+  others: z.int().nonnegative(),
+  requests: z.int().nonnegative(),
+  floor: z.int().nonnegative(),
+  detailRequests: z.int().nonnegative(),
+  tilesFailed: z.int().nonnegative(),
+  tilesCapped: z.int().nonnegative(),
+});
+export type SnapshotMeta = z.infer<typeof snapshotMetaSchema>;
+
 export const runMetaSchema = z.object({
   source: z.string(),
   dialect: z.string(),
@@ -50,6 +66,9 @@ export const runMetaSchema = z.object({
   incomplete: z.array(unitRefSchema.extend({ reason: z.string() })).default([]),
   heldDeletions: z.array(heldDeletionSchema).default([]),
   durationS: z.number().nonnegative(),
+  snapshots: z.array(snapshotMetaSchema).optional(),
+  /** Sharing vehicles a nightly CoordInfo sweep received and did not store as pins. */
+  vehiclesNotStored: z.int().nonnegative().optional(),
 });
 export type RunMeta = z.infer<typeof runMetaSchema>;
 

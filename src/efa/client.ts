@@ -24,6 +24,7 @@ import {
   type ServingLinesByNameOptions,
 } from './request/serving-lines.js';
 import { buildStopFinder, type StopFinderOptions } from './request/stop-finder.js';
+import { buildCoordInfoParking, type CoordInfoParkingOptions } from './request/coord-parking.js';
 import { buildVehicleDetail, type VehicleDetailOptions } from './request/vehicle-detail.js';
 import { buildUrl, collectSecrets, parseBaseUrl, resolvePaths } from './url.js';
 
@@ -61,6 +62,8 @@ export interface EfaClient {
   readonly dialect: Dialect;
   coordInfoCircle(options: CoordInfoCircleOptions): Promise<EfaResult<Pin>>;
   coordInfoBox(options: CoordInfoBoxOptions): Promise<EfaResult<Pin>>;
+  /** Parking objects of a parking box alone (no object-type filter). */
+  coordInfoParking(options: CoordInfoParkingOptions): Promise<EfaResult<Pin>>;
   /** The vehicle-detail answer is not specified; its `pins[]` are parsed and `raw` is always kept. */
   vehicleDetail(options: VehicleDetailOptions): Promise<EfaResult<Pin>>;
   stopFinder(options: StopFinderOptions): Promise<EfaResult<Location>>;
@@ -152,6 +155,7 @@ export function createEfaClient(options: EfaClientOptions): EfaClient {
     dialect,
     coordInfoCircle: async (o) => call('coordInfo', buildCoordInfoCircle(o)),
     coordInfoBox: async (o) => call('coordInfo', buildCoordInfoBox(o)),
+    coordInfoParking: async (o) => call('coordInfo', buildCoordInfoParking(o)),
     vehicleDetail: async (o) => call('coordInfo', buildVehicleDetail(o), true),
     stopFinder: async (o) => call('stopFinder', buildStopFinder(o)),
     servingLinesAtStop: async (o) => call('servingLines', buildServingLinesAtStop(o)),

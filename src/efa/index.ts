@@ -24,6 +24,7 @@ export { formatAddInfoDate, formatDeadline, type CalendarDate } from './format/d
 export { bitmask, joinColon, motBitmask } from './format/lists.js';
 export { parseRetryAfter } from './retry-after.js';
 export { excerpt, redact } from './excerpt.js';
+export { buildCoordInfoParking, type CoordInfoParkingOptions } from './request/coord-parking.js';
 export { buildCoordInfoBox, buildCoordInfoCircle, type CoordInfoBoxOptions, type CoordInfoCircleOptions } from './request/coord-info.js';
 export { OBJECT_TYPES, PARKING_OBJECT_TYPES, type ObjectType, type ParkingObjectType } from './request/coord-filters.js';
 export { buildVehicleDetail, type VehicleDetailOptions } from './request/vehicle-detail.js';

@@ -241,8 +241,8 @@ export async function probeUpstream(
   let stopIdSeen: string | undefined;
 
   const requests: [Operation, ProbeRequest][] = [];
-  if (sweeps.coord) {
-    const types = sweeps.coord.types;
+  if (sweeps.coord || sweeps.vehicles || sweeps.parking) {
+    const types = sweeps.coord?.types ?? ['ANY'];
     requests.push(['coordInfo', {
       send: async (c) => {
         const result = await c.coordInfoBox({

@@ -56,6 +56,18 @@ export function toPinRow(pin: Pin): PinRow {
   return { pin_key: pinKey(clean), ...row, global_id: globalId, content_hash: contentHash(row) };
 }
 
+/**
+ * Object types that are sharing vehicles, as the dialects normalise them (rapidJSON `sharing` →
+ * SHARING). Vehicles move every few minutes: they are a time series (efa.vehicle_snapshots, the
+ * snapshot sweep), never pins, which would churn efa.pins and efa.changes every night. The same
+ * list is in sql/008_snapshots.sql, which retires vehicle pins stored before.
+ */
+export const SHARING_VEHICLE_TYPES: readonly string[] = ['SHARING', 'SHARING_VEHICLE', 'VEHICLE', 'CARSHARING', 'BIKESHARING'];
+
+export function isSharingVehicle(pin: Pin): boolean {
+  return SHARING_VEHICLE_TYPES.includes(pin.type.toUpperCase());
+}
+
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
 /** The stored pin types a CoordInfo sweep asks for: ANY is every kind but parking, which answers its own switches. */

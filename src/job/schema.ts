@@ -4,6 +4,7 @@ import { addInfoSchema } from '../efa/request/add-info.js';
 import { DIALECT_NAMES } from '../efa/dialects/index.js';
 import { OPERATIONS } from '../efa/operations.js';
 import { OPAREA_VEHICLE_KINDS } from '../efa/request/op-area.js';
+import { ENGINE_TYPES, LOCATION_TYPES, SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
 import { isSecretName } from '../util/redact.js';
 
 /**
@@ -118,14 +119,82 @@ export const addInfoSweepSchema = z.strictObject({
   ...addInfoFilters,
 });
 
-export const sweepsSchema = z.strictObject({
+/**
+ * The snapshot sweep of sharing vehicles: a box search of the region carrying the vehicle filters
+ * (vehSF, vehEngineType, vehLocType<i>, vehAtStation), split on the cap like CoordInfo; then, within
+ * `detail.budget` requests, the vehicle-detail mode (vehSpec, vehAvail) for the vehicles seen.
+ */
+export const vehiclesSweepSchema = z.strictObject({
+  maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
+  /** A capped tile smaller than this (degrees, both axes) is not split again but recorded as capped. */
+  minTileSizeDeg: z.number().positive().max(10).default(0.002),
+  /** vehSF: the vehicle kinds asked for; omitted means all. */
+  kinds: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1, 'vehicles.kinds: at least one kind, or leave it out for all').optional(),
+  /** vehEngineType: omitted means all. */
+  engines: z.array(z.enum(ENGINE_TYPES)).min(1, 'vehicles.engines: at least one engine type, or leave it out for all').optional(),
+  /** vehLocType<i>: omitted means all. */
+  locationTypes: z.array(z.enum(LOCATION_TYPES)).min(1, 'vehicles.locationTypes: at least one location type, or leave it out for all').optional(),
+  /** vehAtStation=1: also vehicles standing at stations. */
+  atStation: z.boolean().default(true),
+  /** The vehicle-detail mode, one request per vehicle, at most `budget` requests per snapshot. */
+  detail: z
+    .strictObject({
+      budget: z.number().int().min(0).max(100_000),
+      spec: z.boolean().default(true),
+      availability: z.boolean().default(true),
+    })
+    .refine((d) => d.spec || d.availability, { message: 'vehicles.detail: ask for spec, availability or both', path: ['spec'] })
+    .optional(),
+});
+
+/** The snapshot sweep of parking objects with their real-time occupancy (parkObjInfo=1&parkObjInfoRealtime=1). */
+export const parkingSnapshotSweepSchema = z.strictObject({
+  /** 'all' (-1), or kinds: multiStorey, carPark, singleSpace, zone, chargingPoint. */
+  objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all'),
+  realtime: z.literal(true, 'parking.realtime must be true: a parking snapshot is its real-time occupancy'),
+  maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
+  minTileSizeDeg: z.number().positive().max(10).default(0.002),
+});
+
+/** Snapshot retention: partitions (one per UTC day) older than this are dropped whole. */
+export const snapshotsSchema = z.strictObject({
+  retentionDays: z.number().int().min(1, 'snapshots.retentionDays must be >= 1').max(36_500).default(90),
+});
+
+const SNAPSHOT_SWEEPS = ['vehicles', 'parking'] as const;
+const NIGHTLY_SWEEPS = ['coord', 'opArea', 'servingLines', 'addInfo', 'stopFinder'] as const;
+
+export const sweepsSchema = z
+  .strictObject({
   coord: coordSweepSchema.optional(),
   opArea: opAreaSweepSchema.optional(),
   servingLines: servingLinesSweepSchema.optional(),
   addInfo: addInfoSweepSchema.optional(),
   /** Stop names to resolve with StopFinder; the best match of each is stored as a pin. */
   stopFinder: z.strictObject({ names: z.array(z.string().min(1)).min(1) }).optional(),
-});
+  /** Sharing vehicles as a time series (efa.vehicle_snapshots), meant to run every 5–15 minutes. */
+  vehicles: vehiclesSweepSchema.optional(),
+  /** Parking occupancy as a time series (efa.parking_snapshots); `coord.parking` stays the nightly pins. */
+  parking: parkingSnapshotSweepSchema.optional(),
+})
+  // A snapshot is a moment and runs every few minutes; a nightly sweep takes its time and resumes.
+  // One job is one cadence: mixing them would make the nightly sweep run every five minutes.
+  .superRefine((sweeps, ctx) => {
+    const snapshot = SNAPSHOT_SWEEPS.filter((k) => sweeps[k] !== undefined);
+    const nightly = NIGHTLY_SWEEPS.filter((k) => sweeps[k] !== undefined);
+    if (snapshot.length > 0 && nightly.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [snapshot[0] ?? 'vehicles'],
+        message: `snapshot sweeps (${snapshot.join(', ')}) run every few minutes and cannot share a job with nightly sweeps (${nightly.join(', ')}): put them in a job of their own`,
+      });
+    }
+  });
+
+/** Whether a job takes snapshots (vehicles, parking occupancy) rather than sweeping the nightly world. */
+export function isSnapshotJob(job: { sweeps: z.output<typeof sweepsSchema> }): boolean {
+  return job.sweeps.vehicles !== undefined || job.sweeps.parking !== undefined;
+}
 
 /**
  * A header value is read from the environment at run time (`{ "env": "EFA_API_TOKEN" }`), so a job
@@ -179,6 +248,8 @@ export const jobSchema = z.strictObject({
   /** Operation paths of a gateway, e.g. { "coordInfo": "v1/tp/coord" }. */
   paths: z.partialRecord(z.enum(OPERATIONS), z.string().min(1)).optional(),
   headers: headersSchema.optional(),
+  /** Snapshot jobs only: how long their time series are kept. */
+  snapshots: snapshotsSchema.optional(),
 });
 
 /** What a job file may say (defaults not yet applied). */

@@ -4,6 +4,16 @@ import { densityLegend, renderMap } from './map.js';
 import { renderLiveMap, type LiveMap } from './live-map.js';
 import type { RelationCounts } from '../db/run-record.js';
 import { leafTiles, type ReportData, type ReportUnit } from './queries.js';
+import { renderAvailabilityChart } from './snapshots.js';
+
+function snapshotSection(d: ReportData): string {
+  const s = d.snapshots;
+  if (!s) return '';
+  const at = s.vehicles.takenAt ? s.vehicles.takenAt.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—';
+  return `<section><h2>Sharing vehicles over time</h2><p class="note">Vehicles available (not known to be unavailable) per provider in each snapshot of job ` +
+    `${esc(s.job)} over the 24 hours up to its latest (${esc(at)}: ${num(s.vehicles.total)} vehicles, drawn on the map below). ` +
+    `Snapshots with a failed or capped tile have a gap: they are grey bands, not counted and never drawn as zero.</p>${renderAvailabilityChart(s)}</section>`;
+}
 
 /** The rows per relation of a run (efa.runs.stats), by relation name. */
 export function relationRows(stats: RelationCounts): RelationRows[] {
@@ -144,6 +154,7 @@ ${d.units.length ? renderTimeline(timeline) : '<p>No unit of work was recorded.<
 ${table(['operation', 'units', 'requests'], byOp, 'num')}</section>
 ${rowsSection(d)}
 ${problemsSection(d.units)}
+${snapshotSection(d)}
 ${map.html}
 <p class="note">Generated ${esc(iso(generatedAt))} by efa-sync. Self-contained: works offline, loads no font, tile or script from anywhere; the map library (Leaflet, BSD-2-Clause) is inside this file.</p>
 ${(map.live?.scripts ?? []).map((js) => `<script>${js}</script>`).join('\n')}

@@ -112,17 +112,19 @@ const setup = String.raw`(function () {
   var stops = points(data.stops, 'stop', '#111111', 3.5);
   var pois = points(data.pois, 'poi', '#1b9e77', 3);
   var parking = points(data.parking, 'parking', '#2166ac', 3.5);
+  var vehicles = points(data.vehicles, 'vehicle', '#d95f02', 3);
 
   var count = function (name, shown, total) { return name + ' <span class="n">(' + fmt(total) + (shown < total ? ', ' + fmt(shown) + ' drawn' : '') + ')</span>'; };
   var overlays = {};
   overlays[count('Stops', data.stops.length, data.totals.stops)] = stops;
   overlays[count('Points of interest', data.pois.length, data.totals.pois)] = pois;
   overlays[count('Parking', data.parking.length, data.totals.parking)] = parking;
+  if (data.vehicles.length > 0) overlays[count('Sharing vehicles (latest snapshot)', data.vehicles.length, data.totals.vehicles)] = vehicles;
   overlays[count('Sharing operating areas', data.areas.length, data.areas.length)] = areas;
   overlays[count('Swept tiles: complete', byStatus.done.getLayers().length, byStatus.done.getLayers().length)] = byStatus.done;
   overlays[count('Swept tiles: capped', byStatus.capped.getLayers().length, byStatus.capped.getLayers().length)] = byStatus.capped;
   overlays[count('Swept tiles: failed', byStatus.failed.getLayers().length, byStatus.failed.getLayers().length)] = byStatus.failed;
-  [byStatus.done, areas, stops, parking, byStatus.capped, byStatus.failed].forEach(function (g) { g.addTo(map); });
+  [byStatus.done, areas, stops, parking, vehicles, byStatus.capped, byStatus.failed].forEach(function (g) { g.addTo(map); });
   L.control.layers(null, overlays, { collapsed: false, sortLayers: false }).addTo(map);
   L.control.scale({ imperial: false }).addTo(map);
 
@@ -162,7 +164,8 @@ export function renderLiveMap(m: LiveMapInput, problemList: string): LiveMap {
     stops: m.layers.stops.shown,
     pois: m.layers.pois.shown,
     parking: m.layers.parking.shown,
-    totals: { stops: m.layers.stops.total, pois: m.layers.pois.total, parking: m.layers.parking.total },
+    vehicles: m.layers.vehicles?.shown ?? [],
+    totals: { stops: m.layers.stops.total, pois: m.layers.pois.total, parking: m.layers.parking.total, vehicles: m.layers.vehicles?.total ?? 0 },
   };
   const leaflet = leafletAssets();
   // The data travels as JSON text, not as a script: the setup reads it, so only code needs a CSP hash.

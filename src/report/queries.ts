@@ -4,6 +4,8 @@ import type { Db } from '../db/connect.js';
 import { ConfigError } from '../errors.js';
 
 /** `--run` names no run (or there is none yet): bad usage, exit 2. */
+import { loadSnapshotReport, type SnapshotReport } from './snapshots.js';
+
 export class RunNotFoundError extends ConfigError {
   override name = 'RunNotFoundError';
 }
@@ -66,6 +68,8 @@ export interface ReportLayers {
   readonly stops: ReportPoints;
   readonly pois: ReportPoints;
   readonly parking: ReportPoints;
+  /** The latest vehicle snapshot's sharing vehicles (efa.vehicle_snapshots), when there is one. */
+  readonly vehicles?: ReportPoints;
 }
 
 export interface ReportChange {
@@ -83,6 +87,8 @@ export interface ReportData {
   readonly areas: readonly ReportArea[];
   readonly stops: ReportStops;
   readonly layers: ReportLayers;
+  /** Vehicle snapshots: the latest one's vehicles and availability over time. */
+  readonly snapshots?: SnapshotReport;
 }
 
 /** Points per layer of the interactive map; beyond it the first ones by key are drawn and the caption says so. */
@@ -107,7 +113,9 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
   const layers: ReportLayers = extent
     ? { stops: await loadPoints(db, extent, ['STOP'], cap), pois: await loadPoints(db, extent, ['POI_POINT', 'POI_AREA'], cap), parking: await loadPoints(db, extent, ['PARKING'], cap) }
     : { stops: none, pois: none, parking: none };
-  return { run, units, changes: changes.rows, extent, areas, stops, layers };
+  const snapshots = await loadSnapshotReport(db, run.runId, cap);
+  const withVehicles: ReportLayers = snapshots ? { ...layers, vehicles: { total: snapshots.vehicles.total, shown: snapshots.vehicles.shown } } : layers;
+  return { run, units, changes: changes.rows, extent, areas, stops, layers: withVehicles, ...(snapshots ? { snapshots } : {}) };
 }
 
 async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {

@@ -2,6 +2,7 @@ import { recordTiles, type TileRecord } from '../db/ledger.js';
 import { mergeRows } from '../db/merge.js';
 import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
 import { pins, toPinRow } from '../entities/index.js';
+import { isSharingVehicle } from '../entities/pins.js';
 import type { Job } from '../job/index.js';
 import { inRegion, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
@@ -117,7 +118,10 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
       ctx.stats.incomplete.push({ operation: 'coordInfo', unit: tile.id, reason: verdict.reason });
     }
     // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
-    const rows = verdict.inside.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord)).map(toPinRow);
+    const owned = verdict.inside.filter((h) => ownsPoint(tile, h.coord, ctx.regionBBox) && inRegion(ctx.region, h.coord));
+    // Sharing vehicles are a time series of the snapshot sweep, not pins: counted, not stored.
+    const rows = owned.filter((h) => !isSharingVehicle(h)).map(toPinRow);
+    ctx.stats.vehiclesNotStored += owned.length - rows.length;
     const rejects = [...result.rejects, ...verdict.outside];
     try {
       await ctx.transact(async (tx) => {

@@ -23,7 +23,7 @@ import {
 } from '../db/ledger.js';
 import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';
-import type { RelationCounts, RunMeta } from '../db/run-record.js';
+import type { RelationCounts, RunMeta, SnapshotMeta } from '../db/run-record.js';
 import { refreshAnalystViews } from '../db/views.js';
 import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';
@@ -32,7 +32,8 @@ import { entities, RELATIONS, runScope, sourceOf, type Relation } from '../entit
 import { errorText, ExitCode, isFatal } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
-import { resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
+import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
+import { runSnapshot } from '../snapshot/run.js';
 import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import type { Logger } from '../util/log.js';
@@ -66,6 +67,8 @@ export interface RunJobOptions {
   /** Mark gone what this run found gone even past the job's maxGonePercent (`--accept-deletions`). */
   readonly acceptDeletions?: boolean;
   readonly signal?: AbortSignal;
+  /** Snapshot jobs: the snapshot time (default: now). */
+  readonly takenAt?: Date;
 }
 
 export interface RunSummary {
@@ -97,6 +100,8 @@ export interface RunSummary {
   readonly messages: readonly ServerMessage[];
   readonly db: string;
   readonly error?: string;
+  /** Snapshot jobs: what each snapshot took (rows, requests against the floor, gaps). */
+  readonly snapshots?: readonly SnapshotMeta[];
 }
 
 /** The job as it runs: CLI overrides applied and validated like the file itself. */
@@ -127,12 +132,14 @@ const exitCodes = { succeeded: ExitCode.succeeded, partial: ExitCode.partial, fa
 async function openRun(opts: RunJobOptions, job: LoadedJob['job'], full: boolean, secrets: readonly string[]): Promise<{ run: OpenedRun; resumed: boolean }> {
   const { db, log } = opts;
   const unfinished = await findUnfinishedRun(db.kysely, job.name);
-  if (unfinished && unfinished.jobHash === opts.loaded.hash && !full) {
+  // A snapshot is a moment: one interrupted minutes ago is not continued now, it is closed.
+  const resumable = !full && !isSnapshotJob(job);
+  if (unfinished && unfinished.jobHash === opts.loaded.hash && resumable) {
     log.info(`resuming run ${unfinished.runId} of job ${job.name} (started ${unfinished.startedAt.toISOString()}, interrupted)`);
     return { run: await takeOverRun(db.kysely, unfinished.runId, unfinished.source), resumed: true };
   }
   if (unfinished) {
-    const why = full ? '--full was given' : 'the job changed since it started';
+    const why = full ? '--full was given' : isSnapshotJob(job) ? 'a snapshot is not resumed' : 'the job changed since it started';
     log.warn(`run ${unfinished.runId} of job ${job.name} was interrupted and cannot be resumed (${why}); starting a fresh run`);
     await abandonRun(db.kysely, unfinished.runId, why);
   }
@@ -172,6 +179,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     if (lock.lost.aborted) stopSending();
     else lock.lost.addEventListener('abort', stopSending, { once: true });
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
+    if (isSnapshotJob(job)) return await runSnapshot({ db, log, job, loaded: opts.loaded, run, secrets, jobClient, takenAt: opts.takenAt });
     return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, { requestBudget, probeCoordRequests });
   } finally {
     await lock.release();
@@ -341,9 +349,13 @@ async function finalise(
       incomplete: stats.incomplete.slice(0, 50),
       heldDeletions: gone.held,
       durationS,
+      ...(stats.vehiclesNotStored > 0 ? { vehiclesNotStored: stats.vehiclesNotStored } : {}),
     };
     await finishRun(tx, run, { status, finishedAt, requests, stats: relations, meta, messages, error });
   });
+  if (stats.vehiclesNotStored > 0) {
+    log.info(`coordInfo: ${stats.vehiclesNotStored} sharing vehicle(s) in the answers were not stored as pins (vehicles are the snapshot sweep's time series: sweeps.vehicles)`);
+  }
   for (const h of gone.held) {
     log.warn(
       `${h.relation}: this run would mark ${h.wouldMark} of ${h.liveInScope} live rows gone (more than maxGonePercent ${h.maxGonePercent} %): ` +

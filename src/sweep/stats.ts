@@ -9,6 +9,8 @@ export class RunStats {
   rejects = 0;
   readonly capped: { operation: string; unit: string; hits: number }[] = [];
   readonly incomplete: { operation: string; unit: string; reason: string }[] = [];
+  /** Sharing vehicles CoordInfo answered and the run did not store as pins (they belong to the snapshot sweep). */
+  vehiclesNotStored = 0;
 
   addUnit(operation: string, status: keyof UnitStats, n = 1): void {
     const u = (this.units[operation] ??= { done: 0, incomplete: 0, split: 0, capped: 0, failed: 0 });

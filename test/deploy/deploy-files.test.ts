@@ -16,7 +16,7 @@ import { argvProblems, efaSyncArgv, environmentVariablesRead, readCliSurface, ty
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string): Promise<string> => readFile(join(root, path), 'utf8');
 /** The operator documentation whose code blocks are commands to copy. */
-const deployDocs = ['docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/container.md', 'docs/deploy/operations.md', 'docs/deploy/many-deployments.md', 'README.md'];
+const deployDocs = ['docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/snapshots.md', 'docs/deploy/container.md', 'docs/deploy/operations.md', 'docs/deploy/many-deployments.md', 'README.md'];
 
 interface ComposeService {
   image?: string;
@@ -197,7 +197,7 @@ describe('deployment files against the CLI', () => {
     // The README's development section sets the variables the test harness reads (test/global-setup.ts).
     const testVariables = new Set(['TEST_DATABASE_URL', 'EFA_SYNC_TEST_DOCKER']);
     const known = (u: (typeof used)[number]): boolean =>
-      envRead.has(u.name) || (u.where.endsWith('cron.md') && crontabVariables.has(u.name)) || (u.where === 'README.md' && testVariables.has(u.name));
+      envRead.has(u.name) || ((u.where.endsWith('cron.md') || u.where.endsWith('snapshots.md')) && crontabVariables.has(u.name)) || (u.where === 'README.md' && testVariables.has(u.name));
     expect(used.filter((u) => !known(u)).map((u) => `${u.where}: ${u.name}`)).toEqual([]);
     expect(used.filter((u) => !u.value).map((u) => `${u.where}: ${u.name} is empty`)).toEqual([]);
   });

@@ -21,7 +21,7 @@ describe('the JSON Schema of job files', () => {
     expect(schema.additionalProperties).toBe(false);
     const rateLimit = schema.properties?.['rateLimit'];
     expect(rateLimit?.required).toEqual(['requestsPerSecond']);
-    expect(Object.keys(schema.properties?.['sweeps']?.properties ?? {}).sort()).toEqual(['addInfo', 'coord', 'opArea', 'servingLines', 'stopFinder']);
+    expect(Object.keys(schema.properties?.['sweeps']?.properties ?? {}).sort()).toEqual(['addInfo', 'coord', 'opArea', 'parking', 'servingLines', 'stopFinder', 'vehicles']);
   });
 
   it('is what the example JSON jobs point their editors at, and they use only keys it knows', async () => {

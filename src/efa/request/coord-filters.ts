@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { boxCorners } from '../format/coord.js';
 import { formatDeadline } from '../format/date.js';
-import { underscored } from '../format/indexed.js';
+import { indexedEach, underscored } from '../format/indexed.js';
 import { bitmask, joinColon } from '../format/lists.js';
 import type { ParamList } from '../params.js';
+import { ENGINE_TYPES, LOCATION_TYPES, SHARING_VEHICLE_KINDS } from './vehicle-detail.js';
 import { bboxSchema, calendarDateSchema, idPartSchema, listItemSchema, motIdSchema, switchSchema } from './common.js';
 
 /** Object types of CoordInfo's `type_<i>`. */
@@ -55,6 +56,14 @@ export const coordInfoCommonShape = {
   parkingParkRideInclusion: inclusionSchema.optional(),
   parkObjInfo: switchSchema,
   parkObjInfoRealtime: switchSchema,
+  /**
+   * The sharing-vehicle filters of efa-api.md, sent with a box or circle search. Our reading of the
+   * undocumented API: vehSF narrows the answer to sharing vehicles of those kinds.
+   */
+  vehSF: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1).optional(),
+  vehEngineType: z.array(z.enum(ENGINE_TYPES)).min(1).optional(),
+  vehLocType: z.array(z.enum(LOCATION_TYPES)).min(1).optional(),
+  vehAtStation: switchSchema,
 };
 
 type CommonOptions = z.output<z.ZodObject<typeof coordInfoCommonShape>>;
@@ -105,5 +114,9 @@ export function writeCommon(list: ParamList, options: CommonOptions): void {
     .add('parkingBikeRideInclusion', options.parkingBikeRideInclusion)
     .add('parkingParkRideInclusion', options.parkingParkRideInclusion)
     .flag('parkObjInfo', options.parkObjInfo)
-    .flag('parkObjInfoRealtime', options.parkObjInfoRealtime);
+    .flag('parkObjInfoRealtime', options.parkObjInfoRealtime)
+    .flag('vehAtStation', options.vehAtStation)
+    .addEach('vehEngineType', options.vehEngineType)
+    .addAll(indexedEach('vehLocType', options.vehLocType ?? []))
+    .addEach('vehSF', options.vehSF);
 }

@@ -1,0 +1,181 @@
+import { sql, type Kysely } from 'kysely';
+import type { Db, Tx } from './connect.js';
+import { copyText } from './copy.js';
+import type { Database } from './tables.js';
+
+/**
+ * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
+ * retention, one COPY per snapshot and table, and what the next snapshot plans from.
+ */
+
+export type SnapshotKind = 'vehicles' | 'parking';
+export type SnapshotTileStatus = 'ok' | 'incomplete' | 'capped' | 'split' | 'failed';
+export type SnapshotStatus = 'complete' | 'partial' | 'failed';
+
+export interface VehicleRow {
+  readonly vehicleKey: string;
+  readonly providerId: string | null;
+  readonly areaId: string | null;
+  readonly kind: string | null;
+  readonly engine: string | null;
+  readonly locationType: string | null;
+  readonly chargePercent: number | null;
+  readonly fuelPercent: number | null;
+  readonly available: boolean | null;
+  readonly detailed: boolean;
+  readonly lon: number;
+  readonly lat: number;
+}
+
+export interface ParkingRow {
+  readonly parkingKey: string;
+  readonly name: string | null;
+  readonly kind: number | null;
+  readonly capacity: number | null;
+  readonly free: number | null;
+  readonly occupied: number | null;
+  readonly lon: number;
+  readonly lat: number;
+}
+
+export interface SnapshotTileRow {
+  readonly tileId: string;
+  readonly parentId: string | null;
+  readonly depth: number;
+  readonly bbox: readonly [number, number, number, number];
+  readonly status: SnapshotTileStatus;
+  readonly objects: number;
+  readonly stored: number;
+  readonly attempts: number;
+  readonly error: string | null;
+}
+
+export interface SnapshotRecord {
+  readonly kind: SnapshotKind;
+  readonly status: SnapshotStatus;
+  readonly tiles: number;
+  readonly tilesFailed: number;
+  readonly tilesCapped: number;
+  readonly objects: number;
+  readonly requests: number;
+  readonly detailRequests: number;
+}
+
+/** One snapshot of one kind, as written: the record, its tiles and its rows. */
+export interface SnapshotWrite<Row> {
+  readonly record: SnapshotRecord;
+  readonly tiles: readonly SnapshotTileRow[];
+  readonly rows: readonly Row[];
+}
+
+export interface SnapshotRef {
+  readonly runId: string;
+  readonly source: string;
+  readonly jobName: string;
+  readonly takenAt: Date;
+}
+
+const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+const point = (lon: number, lat: number): string => `SRID=4326;POINT(${lon} ${lat})`;
+const polygon = ([x0, y0, x1, y1]: readonly number[]): string =>
+  `SRID=4326;POLYGON((${x0} ${y0},${x1} ${y0},${x1} ${y1},${x0} ${y1},${x0} ${y0}))`;
+
+/**
+ * The partitions of the snapshot's UTC day, in a transaction of their own (the function serialises
+ * concurrent jobs with an advisory lock held to its commit, so it must not wait on a long writer).
+ */
+export async function ensureSnapshotPartitions(db: Db, at: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await sql`SELECT efa.ensure_snapshot_partitions(${utcDay(at)}::date)`.execute(tx.kysely);
+  });
+}
+
+/** Drops the partitions of the days before `keepFrom` (UTC) whole; returns their names. */
+export async function dropSnapshotPartitions(db: Db, keepFrom: Date): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const r = await sql<{ part: string }>`SELECT efa.drop_snapshot_partitions(${utcDay(keepFrom)}::date) AS part`.execute(tx.kysely);
+    return r.rows.map((x) => x.part);
+  });
+}
+
+const tileColumns = ['taken_at', 'run_id', 'source', 'kind', 'tile_id', 'parent_id', 'depth', 'bbox', 'status', 'objects', 'stored', 'attempts', 'error'];
+const vehicleColumns = [
+  'taken_at', 'run_id', 'source', 'vehicle_key', 'provider_id', 'area_id', 'kind', 'engine', 'location_type',
+  'charge_percent', 'fuel_percent', 'available', 'detailed', 'geom',
+];
+const parkingColumns = ['taken_at', 'run_id', 'source', 'parking_key', 'name', 'kind', 'capacity', 'free', 'occupied', 'geom'];
+
+async function writeRecord(tx: Tx, ref: SnapshotRef, record: SnapshotRecord, rows: number): Promise<void> {
+  await sql`
+    INSERT INTO efa.snapshots (run_id, kind, source, job_name, taken_at, status, tiles, tiles_failed, tiles_capped, objects, rows, requests, detail_requests)
+    VALUES (${ref.runId}::bigint, ${record.kind}, ${ref.source}, ${ref.jobName}, ${ref.takenAt}, ${record.status}, ${record.tiles},
+            ${record.tilesFailed}, ${record.tilesCapped}, ${record.objects}, ${rows}, ${record.requests}, ${record.detailRequests})`.execute(tx.kysely);
+}
+
+async function writeTiles(tx: Tx, ref: SnapshotRef, kind: SnapshotKind, tiles: readonly SnapshotTileRow[]): Promise<void> {
+  const at = ref.takenAt.toISOString();
+  await tx.copyIn('efa.snapshot_tiles', tileColumns, copyText(tiles, (t) => [
+    at, ref.runId, ref.source, kind, t.tileId, t.parentId, t.depth, polygon(t.bbox), t.status, t.objects, t.stored, t.attempts, t.error,
+  ]));
+}
+
+/** A vehicle snapshot: its record, its tiles and its rows, each table with one COPY (the partitions must exist). */
+export async function writeVehicleSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<VehicleRow>): Promise<void> {
+  const at = ref.takenAt.toISOString();
+  await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
+  await writeTiles(tx, ref, 'vehicles', snapshot.tiles);
+  if (snapshot.rows.length === 0) return;
+  await tx.copyIn('efa.vehicle_snapshots', vehicleColumns, copyText(snapshot.rows, (v) => [
+    at, ref.runId, ref.source, v.vehicleKey, v.providerId, v.areaId, v.kind, v.engine, v.locationType,
+    v.chargePercent, v.fuelPercent, v.available, v.detailed, point(v.lon, v.lat),
+  ]));
+}
+
+export async function writeParkingSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<ParkingRow>): Promise<void> {
+  const at = ref.takenAt.toISOString();
+  await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
+  await writeTiles(tx, ref, 'parking', snapshot.tiles);
+  if (snapshot.rows.length === 0) return;
+  await tx.copyIn('efa.parking_snapshots', parkingColumns, copyText(snapshot.rows, (p) => [
+    at, ref.runId, ref.source, p.parkingKey, p.name, p.kind, p.capacity, p.free, p.occupied, point(p.lon, p.lat),
+  ]));
+}
+
+/** What the previous usable snapshot of a job saw: where to plan the next one's tiles. */
+export interface PreviousSnapshot {
+  readonly runId: string;
+  readonly takenAt: Date;
+  /** lon,lat pairs of the objects stored. */
+  readonly points: Float64Array;
+  /** Objects the answers held (of every kind) per object stored: above 1 when a server mixes others in. */
+  readonly objectsPerRow: number;
+  /** The tiles it looked at (split tiles replaced by their children), with the objects each answer held. */
+  readonly leaves: readonly { bbox: [number, number, number, number]; objects: number }[];
+}
+
+/** The latest complete or partial snapshot of a job and kind, with the positions it stored. */
+export async function previousSnapshot(db: Kysely<Database>, jobName: string, kind: SnapshotKind): Promise<PreviousSnapshot | undefined> {
+  const last = await sql<{ run_id: string; taken_at: Date; objects: number; rows: number }>`
+    SELECT run_id::text AS run_id, taken_at, objects, rows FROM efa.snapshots
+    WHERE job_name = ${jobName} AND kind = ${kind} AND status <> 'failed'
+    ORDER BY taken_at DESC LIMIT 1`.execute(db);
+  const snap = last.rows[0];
+  if (!snap) return undefined;
+  const table = sql.raw(kind === 'vehicles' ? 'efa.vehicle_snapshots' : 'efa.parking_snapshots');
+  // taken_at first: the planner reads one partition.
+  const rows = await sql<{ x: number; y: number }>`
+    SELECT ST_X(geom) AS x, ST_Y(geom) AS y FROM ${table}
+    WHERE taken_at = ${snap.taken_at} AND run_id = ${snap.run_id}::bigint`.execute(db);
+  const points = new Float64Array(rows.rows.length * 2);
+  rows.rows.forEach((r, i) => {
+    points[2 * i] = r.x;
+    points[2 * i + 1] = r.y;
+  });
+  const objectsPerRow = snap.rows > 0 ? Math.max(1, snap.objects / snap.rows) : 1;
+  const tiles = await sql<{ x0: number; y0: number; x1: number; y1: number; objects: number }>`
+    SELECT ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1, objects FROM efa.snapshot_tiles
+    WHERE taken_at = ${snap.taken_at} AND run_id = ${snap.run_id}::bigint AND kind = ${kind} AND status <> 'split'
+    ORDER BY tile_id`.execute(db);
+  const leaves = tiles.rows.map((t) => ({ bbox: [t.x0, t.y0, t.x1, t.y1] as [number, number, number, number], objects: t.objects }));
+  return { runId: snap.run_id, takenAt: new Date(snap.taken_at), points, objectsPerRow, leaves };
+}

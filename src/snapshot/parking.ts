@@ -1,0 +1,57 @@
+import type { ParkingRow, SnapshotWrite } from '../db/snapshots.js';
+import type { Job } from '../job/index.js';
+import type { SnapshotContext } from './context.js';
+import { leafTiles, planSnapshotTiles, snapshotStatus } from './plan.js';
+import { isParking, toParkingRow } from './rows.js';
+import { sweepSnapshotTiles } from './tiles.js';
+
+type ParkingSweep = NonNullable<Job['sweeps']['parking']>;
+
+/**
+ * One snapshot of the parking objects and their real-time occupancy: the parking box alone
+ * (parkingSearchMethod=BB, parkObjInfo=1, parkObjInfoRealtime=1) per tile, split on the cap.
+ */
+export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): Promise<SnapshotWrite<ParkingRow> & { others: number }> {
+  const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, {
+    jobName: ctx.job.name, kind: 'parking', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: cfg.minTileSizeDeg,
+  });
+  ctx.log.info(`parking: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} parking objects of the previous snapshot` : 'to start from'}`);
+  const swept = await sweepSnapshotTiles({
+    label: 'parking',
+    tiles: planned,
+    region: ctx.region,
+    regionBBox: ctx.regionBBox,
+    maxPerRequest: cfg.maxPerRequest,
+    minTileSizeDeg: cfg.minTileSizeDeg,
+    concurrency: ctx.job.rateLimit.concurrency,
+    log: ctx.log,
+    secrets: ctx.secrets,
+    request: (tile) =>
+      ctx.client.coordInfoParking({
+        parkingBBox: [...tile.bbox],
+        parkingObjectType: cfg.objectTypes,
+        parkObjInfo: true,
+        parkObjInfoRealtime: cfg.realtime,
+        max: cfg.maxPerRequest,
+      }),
+    rowOf: (pin) => (isParking(pin) ? toParkingRow(pin) : undefined),
+    keyOf: (row) => row.parkingKey,
+  });
+  const leaves = leafTiles(swept.tiles);
+  return {
+    record: {
+      kind: 'parking',
+      status: snapshotStatus(swept.tiles),
+      tiles: leaves.length,
+      tilesFailed: leaves.filter((t) => t.status === 'failed').length,
+      tilesCapped: leaves.filter((t) => t.status === 'capped' || t.status === 'incomplete').length,
+      // What the tiles looked at held (split tiles' answers are repeated by their children).
+      objects: leaves.reduce((n, t) => n + t.objects, 0),
+      requests: swept.requests,
+      detailRequests: 0,
+    },
+    tiles: swept.tiles,
+    rows: [...swept.rows.values()].map((v) => v.row),
+    others: swept.others,
+  };
+}

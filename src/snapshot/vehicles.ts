@@ -1,0 +1,124 @@
+import type { SnapshotWrite, VehicleRow } from '../db/snapshots.js';
+import type { Pin } from '../efa/index.js';
+import { SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
+import { contentHash } from '../entities/hash.js';
+import { errorText, isFatal } from '../errors.js';
+import type { Job } from '../job/index.js';
+import { drainQueue } from '../sweep/queue.js';
+import { redactText } from '../util/redact.js';
+import { leafTiles, planSnapshotTiles, snapshotStatus } from './plan.js';
+import { isVehicle, toVehicleRow } from './rows.js';
+import type { SnapshotContext } from './context.js';
+import { sweepSnapshotTiles } from './tiles.js';
+
+type VehiclesSweep = NonNullable<Job['sweeps']['vehicles']>;
+
+export interface VehicleSnapshot extends SnapshotWrite<VehicleRow> {
+  /** Objects of other kinds the server mixed into its answers (counted towards max, not stored). */
+  readonly others: number;
+  readonly detailFailures: number;
+}
+
+/**
+ * One snapshot of the region's sharing vehicles: box searches with the vehicle filters (vehSF is
+ * always sent: omitted kinds mean all four of efa-api.md, and by our reading of the undocumented
+ * API the kind filter keeps other objects out of the answer; a server that mixes them in anyway has
+ * them counted towards `max` and dropped), then the vehicle-detail mode within its budget.
+ */
+export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep): Promise<VehicleSnapshot> {
+  const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, {
+    jobName: ctx.job.name, kind: 'vehicles', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: cfg.minTileSizeDeg,
+  });
+  ctx.log.info(`vehicles: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} vehicles of the previous snapshot` : 'to start from'}`);
+  const swept = await sweepSnapshotTiles({
+    label: 'vehicles',
+    tiles: planned,
+    region: ctx.region,
+    regionBBox: ctx.regionBBox,
+    maxPerRequest: cfg.maxPerRequest,
+    minTileSizeDeg: cfg.minTileSizeDeg,
+    concurrency: ctx.job.rateLimit.concurrency,
+    log: ctx.log,
+    secrets: ctx.secrets,
+    request: (tile) =>
+      ctx.client.coordInfoBox({
+        bbox: [...tile.bbox],
+        filters: [{ type: 'ANY' }],
+        max: cfg.maxPerRequest,
+        vehSF: cfg.kinds ?? [...SHARING_VEHICLE_KINDS],
+        ...(cfg.engines ? { vehEngineType: cfg.engines } : {}),
+        ...(cfg.locationTypes ? { vehLocType: cfg.locationTypes } : {}),
+        vehAtStation: cfg.atStation,
+      }),
+    rowOf: (pin) => (isVehicle(pin) ? toVehicleRow(pin) : undefined),
+    keyOf: (row) => row.vehicleKey,
+  });
+  if (swept.others > 0) ctx.log.info(`vehicles: the answers held ${swept.others} object(s) of other kinds (counted towards max, not stored)`);
+  const { details, requests: detailRequests, failures } = await fetchDetails(ctx, cfg, [...swept.rows.values()].map((v) => v.pin));
+  const rows = [...swept.rows.values()].map(({ pin }) => toVehicleRow(pin, details.get(pin.id ?? '')));
+  const leaves = leafTiles(swept.tiles);
+  return {
+    record: {
+      kind: 'vehicles',
+      status: snapshotStatus(swept.tiles),
+      tiles: leaves.length,
+      tilesFailed: leaves.filter((t) => t.status === 'failed').length,
+      tilesCapped: leaves.filter((t) => t.status === 'capped' || t.status === 'incomplete').length,
+      // What the tiles looked at held (split tiles' answers are repeated by their children).
+      objects: leaves.reduce((n, t) => n + t.objects, 0),
+      requests: swept.requests,
+      detailRequests,
+    },
+    tiles: swept.tiles,
+    rows,
+    others: swept.others,
+    detailFailures: failures,
+  };
+}
+
+/** SharingRefId parts of a vehicle's id, when it has that form (the detail mode needs them). */
+function sharingRef(pin: Pin): { id: string; operatorId: string; opAreaId: string } | undefined {
+  const parts = (pin.id ?? '').split(':');
+  const [id, operatorId, opAreaId] = parts;
+  return parts.length === 3 && id && operatorId && opAreaId ? { id, operatorId, opAreaId } : undefined;
+}
+
+/**
+ * The vehicle-detail mode for at most `detail.budget` vehicles: a different sample each snapshot
+ * (ordered by a hash of the id and the snapshot time), so over a day every vehicle has its turn.
+ * A failed detail request leaves that vehicle's row as the box answer gave it.
+ */
+async function fetchDetails(
+  ctx: SnapshotContext,
+  cfg: VehiclesSweep,
+  vehicles: readonly Pin[],
+): Promise<{ details: Map<string, Pin>; requests: number; failures: number }> {
+  const details = new Map<string, Pin>();
+  const budget = cfg.detail?.budget ?? 0;
+  if (!cfg.detail || budget === 0) return { details, requests: 0, failures: 0 };
+  const at = ctx.takenAt.toISOString();
+  const chosen = vehicles
+    .filter((p) => sharingRef(p) !== undefined)
+    .map((p) => ({ p, order: contentHash([p.id, at]) }))
+    .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
+    .slice(0, budget)
+    .map((x) => x.p);
+  let failures = 0;
+  const { spec, availability } = cfg.detail;
+  await drainQueue(chosen, ctx.job.rateLimit.concurrency, async (pin) => {
+    const ref = sharingRef(pin);
+    if (!ref) return [];
+    try {
+      const result = await ctx.client.vehicleDetail({ sharingRef: ref, vehSpec: spec, vehAvail: availability, vehAtStation: cfg.atStation });
+      const found = result.records.find((r) => r.id === pin.id) ?? result.records[0];
+      if (found) details.set(pin.id ?? '', found);
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      failures += 1;
+      ctx.log.debug(`vehicle detail of ${pin.id ?? '?'} failed: ${redactText(errorText(error), ctx.secrets)}`);
+    }
+    return [];
+  });
+  if (failures > 0) ctx.log.warn(`vehicles: ${failures} of ${chosen.length} vehicle-detail requests failed; those vehicles keep what the box answer said`);
+  return { details, requests: chosen.length, failures };
+}
