@@ -11,9 +11,9 @@
  * On the local PostgreSQL + PostGIS (BENCH_PG_URL); on embedded PGlite too, with fewer rows.
  */
 import { sql } from 'kysely';
-import { openDb, type Db, type Tx } from '../src/db/connect.js';
+import { openDb, type Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
-import { createRun, type OpenedRun } from '../src/db/ledger.js';
+import { createRun, relationCounts, type OpenedRun } from '../src/db/ledger.js';
 import { mergeRows, type MergeCounts } from '../src/db/merge.js';
 import { migrate } from '../src/db/migrate.js';
 import { intArrayLiteral } from '../src/db/pg-array.js';
@@ -120,22 +120,17 @@ interface Phase {
  * `perTile` commits every tile alone instead: a run whose requests, not its database, set the pace.
  */
 async function loadInBatches(db: Db, run: OpenedRun, rows: readonly PinRow[], batch: number, perTile = false): Promise<MergeCounts> {
-  const total: MergeCounts = { inserted: 0, updated: 0, unchanged: 0 };
-  const add = (c: MergeCounts): void => {
-    total.inserted += c.inserted;
-    total.updated += c.updated;
-    total.unchanged += c.unchanged;
-  };
-  const write = perTile ? <T>(fn: (tx: Tx) => Promise<T>) => db.transaction(fn) : createBatchingWriter(db, run);
-  const pending: Promise<void>[] = [];
+  const writer = createBatchingWriter(db, run);
+  const pending: Promise<unknown>[] = [];
   for (let i = 0; i < rows.length; i += batch) {
     const part = rows.slice(i, i + batch);
-    const done = write((tx) => mergeRows(tx, pinsEntity, run, part)).then(add);
-    if (perTile) await done;
-    else pending.push(done);
+    if (perTile) await db.transaction((tx) => mergeRows(tx, pinsEntity, run, part));
+    else pending.push(writer.rows(pinsEntity, part, async () => undefined));
   }
   await Promise.all(pending);
-  return total;
+  // What the ledger says the run did, as the run's own report reads it.
+  const counts = (await relationCounts(db.kysely, run.runId)).pins;
+  return { inserted: counts?.inserted ?? 0, updated: counts?.updated ?? 0, unchanged: counts?.unchanged ?? 0 };
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/connect.js';
 import { assertLease, insertRejects, type OpenedRun, type RejectInput } from '../db/ledger.js';
+import { mergeRows } from '../db/merge.js';
+import type { Entity, Relation } from '../entities/index.js';
 import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
 import { errorText, isFatal } from '../errors.js';
@@ -32,7 +34,7 @@ export interface SweepContext {
    * write fails is rolled back alone and rejected, the others commit. Each commit first checks that
    * this process still holds the run (the lease).
    */
-  readonly transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+  readonly transact: BatchingWriter;
   readonly messages: Map<string, ServerMessage>;
   /** Units finished before a crash, per operation: a resumed run does not fetch them again. */
   readonly finished: ReadonlyMap<string, ReadonlySet<string>>;
@@ -48,8 +50,19 @@ export interface SweepContext {
   readonly splitMemory: SplitMemory;
 }
 
+/**
+ * Entity rows an item writes before its own statements. The writer merges the rows of all waiting
+ * items of one relation with one mergeRows (one COPY for a first load's many tiles, not one each).
+ */
+interface RowsPart {
+  readonly relation: Relation;
+  readonly rows: readonly unknown[];
+  readonly merge: (tx: Tx, rows: readonly unknown[]) => Promise<unknown>;
+}
+
 interface Pending {
   readonly fn: (tx: Tx) => Promise<unknown>;
+  readonly part?: RowsPart;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -57,12 +70,47 @@ interface Pending {
 /** How many waiting work items one transaction takes at most. */
 const batchLimit = 100;
 
+export interface BatchingWriter {
+  <T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Merges `rows` into the entity's table, then runs `fn`, in one transaction. Waiting items'
+   * rows of the same relation are merged together; should that fail, each item merges its own.
+   */
+  rows<Row, T>(entity: Entity<Row>, rows: readonly Row[], fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The rows of the items that carry some, merged per relation in one savepoint each. Returns the
+ * items whose rows are written; a group that failed is rolled back and left to its items.
+ */
+async function mergeWaitingRows(tx: Tx, batch: readonly Pending[]): Promise<Set<Pending>> {
+  const merged = new Set<Pending>();
+  const groups = new Map<Relation, Pending[]>();
+  for (const item of batch) if (item.part) groups.set(item.part.relation, [...(groups.get(item.part.relation) ?? []), item]);
+  for (const items of groups.values()) {
+    const first = items[0]?.part;
+    if (!first || items.length < 2) continue;
+    await sql`SAVEPOINT efa_rows`.execute(tx.kysely);
+    try {
+      await first.merge(tx, items.flatMap((i) => i.part?.rows ?? []));
+      await sql`RELEASE SAVEPOINT efa_rows`.execute(tx.kysely);
+      items.forEach((i) => merged.add(i));
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      await sql`ROLLBACK TO SAVEPOINT efa_rows`.execute(tx.kysely);
+      tx.session.clear();
+    }
+  }
+  return merged;
+}
+
 /**
  * Tiles and stops arrive concurrently. One writer avoids deadlocks between batches that share keys
  * (a pin on a shared edge); grouping the items that wait into one transaction saves a commit each,
- * which is most of the cost of a small unit on PGlite (one stop's lines: a few rows).
+ * which is most of the cost of a small unit on PGlite (one stop's lines: a few rows), and merging
+ * their rows together saves a COPY and a statement per tile.
  */
-export function createBatchingWriter(db: Db, run: OpenedRun): SweepContext['transact'] {
+export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
   const pending: Pending[] = [];
   let draining = false;
   const drain = async (): Promise<void> => {
@@ -73,9 +121,11 @@ export function createBatchingWriter(db: Db, run: OpenedRun): SweepContext['tran
       try {
         await db.transaction(async (tx) => {
           await assertLease(tx, run);
+          const merged = await mergeWaitingRows(tx, batch);
           for (const item of batch) {
             await sql`SAVEPOINT efa_item`.execute(tx.kysely);
             try {
+              if (item.part && !merged.has(item)) await item.part.merge(tx, item.part.rows);
               outcomes.push({ ok: true, value: await item.fn(tx) });
               await sql`RELEASE SAVEPOINT efa_item`.execute(tx.kysely);
             } catch (error) {
@@ -99,11 +149,21 @@ export function createBatchingWriter(db: Db, run: OpenedRun): SweepContext['tran
     }
     draining = false;
   };
-  return <T>(fn: (tx: Tx) => Promise<T>): Promise<T> =>
+  const enqueue = <T>(fn: (tx: Tx) => Promise<T>, part?: RowsPart): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      pending.push({ fn, ...(part ? { part } : {}), resolve: resolve as (value: unknown) => void, reject });
       if (!draining) void drain();
     });
+  const write = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => enqueue(fn);
+  return Object.assign(write, {
+    rows: <Row, T>(entity: Entity<Row>, rows: readonly Row[], fn: (tx: Tx) => Promise<T>): Promise<T> =>
+      enqueue(fn, {
+        relation: entity.relation,
+        rows,
+        // Items are grouped by relation, so every row handed back here is one of this entity's.
+        merge: (tx, all) => mergeRows(tx, entity, run, all as readonly Row[]),
+      }),
+  });
 }
 
 export function keepMessages(ctx: SweepContext, messages: readonly ServerMessage[]): void {

@@ -1,5 +1,4 @@
 import { recordTiles, type TileRecord } from '../db/ledger.js';
-import { mergeRows } from '../db/merge.js';
 import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
 import { pins, toPinRow } from '../entities/index.js';
 import { isSharingVehicle } from '../entities/pins.js';
@@ -124,8 +123,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     ctx.stats.vehiclesNotStored += owned.length - rows.length;
     const rejects = [...result.rejects, ...verdict.outside];
     try {
-      await ctx.transact(async (tx) => {
-        await mergeRows(tx, pins, ctx.run, rows);
+      await ctx.transact.rows(pins, rows, async (tx) => {
         await storeRejects(ctx, tx, tile.id, rejects);
         await recordTiles(tx.kysely, runId, [tileRecord(tile, { status, ...done })]);
         failpoint('tile-commit');
