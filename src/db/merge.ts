@@ -39,17 +39,26 @@ function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): Row[] {
 }
 
 /**
- * Whether the next batch of a run's relation is likely all new: true until a COPY meets a stored
- * key, and again once a merged batch turned out to be all inserts. Held per run object.
+ * Whether the next batch of a run's relation is likely all new: at first, whether the source holds
+ * no row of it yet (a first load); then false once a COPY met a stored key, and true again once a
+ * merged batch turned out to be all inserts. Held per run object. A refused COPY leaves the rows it
+ * wrote before the conflict as dead tuples, so an unchanged night must never try one.
  */
 const expectNew = new WeakMap<RunRef, Map<Relation, boolean>>();
+
+async function sourceIsEmpty<Row>(tx: Tx, entity: Entity<Row>, source: string): Promise<boolean> {
+  const r = await sql<{ held: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM ${sql.raw(entity.table)} WHERE source = ${source}) AS held`.execute(tx.kysely);
+  return r.rows[0]?.held !== true;
+}
 
 export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[]): Promise<MergeCounts> {
   if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   const batch = distinctByKey(entity, rows);
   const hints = expectNew.get(run) ?? new Map<Relation, boolean>();
   expectNew.set(run, hints);
-  if (entity.direct && hints.get(entity.relation) !== false) {
+  if (entity.direct && !hints.has(entity.relation)) hints.set(entity.relation, await sourceIsEmpty(tx, entity, run.source));
+  if (entity.direct && hints.get(entity.relation) === true) {
     if (await copyNew(tx, entity, run, batch)) return { inserted: batch.length, updated: 0, unchanged: 0 };
     hints.set(entity.relation, false);
   }

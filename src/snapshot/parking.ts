@@ -1,7 +1,7 @@
 import type { ParkingRow, SnapshotWrite } from '../db/snapshots.js';
 import type { Job } from '../job/index.js';
 import type { SnapshotContext } from './context.js';
-import { leafTiles, planSnapshotTiles, snapshotStatus } from './plan.js';
+import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isParking, toParkingRow } from './rows.js';
 import { sweepSnapshotTiles } from './tiles.js';
 
@@ -37,19 +37,8 @@ export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): 
     rowOf: (pin) => (isParking(pin) ? toParkingRow(pin) : undefined),
     keyOf: (row) => row.parkingKey,
   });
-  const leaves = leafTiles(swept.tiles);
   return {
-    record: {
-      kind: 'parking',
-      status: snapshotStatus(swept.tiles),
-      tiles: leaves.length,
-      tilesFailed: leaves.filter((t) => t.status === 'failed').length,
-      tilesCapped: leaves.filter((t) => t.status === 'capped' || t.status === 'incomplete').length,
-      // What the tiles looked at held (split tiles' answers are repeated by their children).
-      objects: leaves.reduce((n, t) => n + t.objects, 0),
-      requests: swept.requests,
-      detailRequests: 0,
-    },
+    record: snapshotRecord('parking', swept.tiles, swept.requests, 0),
     tiles: swept.tiles,
     rows: [...swept.rows.values()].map((v) => v.row),
     others: swept.others,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { previousSnapshot, type SnapshotKind, type SnapshotStatus, type SnapshotTileRow } from '../db/snapshots.js';
+import { previousSnapshot, type SnapshotKind, type SnapshotRecord, type SnapshotStatus, type SnapshotTileRow } from '../db/snapshots.js';
 import type { Database } from '../db/tables.js';
 import type { ResolvedRegion } from '../job/index.js';
 import { initialCoordTiles } from '../sweep/plan.js';
@@ -45,4 +45,19 @@ export function snapshotStatus(tiles: readonly SnapshotTileRow[]): SnapshotStatu
   const leaves = leafTiles(tiles);
   if (leaves.length === 0 || leaves.every((t) => t.status === 'failed')) return 'failed';
   return leaves.every((t) => t.status === 'ok') ? 'complete' : 'partial';
+}
+
+/** What one snapshot of a kind took, from its tiles: leaves only (split tiles' answers repeat in their children). */
+export function snapshotRecord(kind: SnapshotKind, tiles: readonly SnapshotTileRow[], requests: number, detailRequests: number): SnapshotRecord {
+  const leaves = leafTiles(tiles);
+  return {
+    kind,
+    status: snapshotStatus(tiles),
+    tiles: leaves.length,
+    tilesFailed: leaves.filter((t) => t.status === 'failed').length,
+    tilesCapped: leaves.filter((t) => t.status === 'capped' || t.status === 'incomplete').length,
+    objects: leaves.reduce((n, t) => n + t.objects, 0),
+    requests,
+    detailRequests,
+  };
 }

@@ -6,7 +6,7 @@ import { errorText, isFatal } from '../errors.js';
 import type { Job } from '../job/index.js';
 import { drainQueue } from '../sweep/queue.js';
 import { redactText } from '../util/redact.js';
-import { leafTiles, planSnapshotTiles, snapshotStatus } from './plan.js';
+import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isVehicle, toVehicleRow } from './rows.js';
 import type { SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
@@ -56,19 +56,8 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
   if (swept.others > 0) ctx.log.info(`vehicles: the answers held ${swept.others} object(s) of other kinds (counted towards max, not stored)`);
   const { details, requests: detailRequests, failures } = await fetchDetails(ctx, cfg, [...swept.rows.values()].map((v) => v.pin));
   const rows = [...swept.rows.values()].map(({ pin }) => toVehicleRow(pin, details.get(pin.id ?? '')));
-  const leaves = leafTiles(swept.tiles);
   return {
-    record: {
-      kind: 'vehicles',
-      status: snapshotStatus(swept.tiles),
-      tiles: leaves.length,
-      tilesFailed: leaves.filter((t) => t.status === 'failed').length,
-      tilesCapped: leaves.filter((t) => t.status === 'capped' || t.status === 'incomplete').length,
-      // What the tiles looked at held (split tiles' answers are repeated by their children).
-      objects: leaves.reduce((n, t) => n + t.objects, 0),
-      requests: swept.requests,
-      detailRequests,
-    },
+    record: snapshotRecord('vehicles', swept.tiles, swept.requests, detailRequests),
     tiles: swept.tiles,
     rows,
     others: swept.others,
