@@ -141,6 +141,8 @@ export function renderReportHtml(d: ReportData, generatedAt: Date = new Date()):
   const byOp = timeline.operations.map((op) => [esc(op), num(d.units.filter((u) => u.operation === op).length),
     num(timeline.buckets.reduce((n, b) => n + (b[op] ?? 0), 0))]);
   const title = `efa-sync report: run ${d.run.runId} of ${d.run.job}`;
+  // A snapshot run writes no entity row and no unit of work: its sections are the snapshot's own.
+  const snapshotRun = d.units.length === 0 && d.snapshots !== undefined;
   const map = mapSection(d);
   const scriptSrc = map.live ? `; script-src ${map.live.hashes.join(' ')}` : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -148,12 +150,12 @@ export function renderReportHtml(d: ReportData, generatedAt: Date = new Date()):
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${style}${map.live ? `\n${map.live.css}` : ''}</style></head><body>
 <h1>${esc(title)}</h1>
 ${summarySection(d, timeline.requests, retries)}
-<section><h2>Requests over time</h2><p class="legend">${operationLegend(timeline.operations)}<span class="key" style="color:#e31a1c">▲ unit failed</span></p>
+${snapshotRun ? '' : `<section><h2>Requests over time</h2><p class="legend">${operationLegend(timeline.operations)}<span class="key" style="color:#e31a1c">▲ unit failed</span></p>
 ${d.units.length ? renderTimeline(timeline) : '<p>No unit of work was recorded.</p>'}
 <p class="note">Rebuilt from efa.run_tiles: each unit's attempts spread over its duration, ending at its fetched_at.</p>
 ${table(['operation', 'units', 'requests'], byOp, 'num')}</section>
 ${rowsSection(d)}
-${problemsSection(d.units)}
+${problemsSection(d.units)}`}
 ${snapshotSection(d)}
 ${map.html}
 <p class="note">Generated ${esc(iso(generatedAt))} by efa-sync. Self-contained: works offline, loads no font, tile or script from anywhere; the map library (Leaflet, BSD-2-Clause) is inside this file.</p>
