@@ -1,7 +1,9 @@
 /**
  * CoordInfo request counts of a full sweep beside the floor ceil(pins / max): night one (cold, split
  * from the region box) for the adaptive splitter with the run's split memory, the same splitter
- * reading each answer alone, and a midpoint quadtree; and night two (planned from night one's pins),
+ * reading each answer alone, a midpoint quadtree, and (a diagnostic) the splitter told the true count
+ * of every capped tile, which separates what sizing costs from what the placement of cuts costs; and
+ * night two (planned from night one's pins),
  * under every answer order a server might use (see ORDERS in the harness) and on worlds with city
  * cores and sparse edges. The fake sweep works through tiles as the real one does (newest first, 4 in
  * flight). Counts, not times: the fake server answers in memory.
@@ -14,9 +16,11 @@ import {
   coldStartRootSplit,
   floorRequests,
   foundPins,
+  meanLeafFill,
   nightTwo,
   quadtreeSplitter,
   regionalWorld,
+  trueCountSplitter,
 } from '../test/tiling/harness.js';
 import type { BenchLine, BenchResult } from './util.js';
 
@@ -41,6 +45,7 @@ export async function benchTiling(): Promise<BenchResult> {
       const ours = coldStartRootSplit(w, adaptiveSplitter(w, p), max, order);
       const alone = coldStartRootSplit(w, answerOnlySplitter(w, p), max, order);
       const quad = coldStartRootSplit(w, quadtreeSplitter(w, p), max, order);
+      const told = coldStartRootSplit(w, trueCountSplitter(w, p), max, order);
       const two = nightTwo(w, foundPins(w, ours), adaptiveSplitter(w, p), max, minTileSizeDeg, undefined, order);
       const r1 = ours.requests / floor;
       const r2 = two.requests / floor;
@@ -53,6 +58,8 @@ export async function benchTiling(): Promise<BenchResult> {
         order,
         floor,
         'n1 memory': `${ours.requests} (${r1.toFixed(2)}x)${r1 > NIGHT_ONE_BOUND ? ' !' : ''}`,
+        'n1 capped, leaf fill': `${ours.cappedRequests}, ${meanLeafFill(ours, max).toFixed(2)}`,
+        'n1 told true counts': `${told.requests} (${(told.requests / floor).toFixed(2)}x)`,
         'n1 answer alone': `${alone.requests} (${(alone.requests / floor).toFixed(2)}x)`,
         'n1 quadtree': `${quad.requests} (${(quad.requests / floor).toFixed(2)}x)`,
         'n2 plan': `${two.requests} (${r2.toFixed(2)}x)${r2 > NIGHT_TWO_BOUND ? ' !' : ''} capped ${two.cappedRequests}`,

@@ -301,6 +301,46 @@ export function answerOnlySplitter(w: World, p: SplitParams): Splitter {
     });
 }
 
+/** Pins inside the closed box: what an uncapped answer for it would hold. */
+export function countInBox(w: World, b: BBox): number {
+  let n = 0;
+  for (let i = 0; i < w.lon.length; i++) {
+    const x = w.lon[i]!;
+    const y = w.lat[i]!;
+    if (x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3]) n++;
+  }
+  return n;
+}
+
+/**
+ * A diagnostic, not a strategy: the adaptive splitter told the true number of pins of every capped
+ * tile, a count no server gives. Whatever night one still costs above the floor with it is the price
+ * of where the cuts go (the shape an answer shows), not of how many pins a capped tile was taken to hold.
+ */
+export function trueCountSplitter(w: World, p: SplitParams): Splitter {
+  const adaptive = adaptiveSplitter(w, p);
+  return (tile, hits, memory) => {
+    const truth = countInBox(w, tile.bbox);
+    const told: SplitMemory = {
+      observe: (t, received, capped) => memory.observe(t, received, capped),
+      expectedTotal: (t) => memory.expectedTotal(t),
+      recordSplit: (parent, estimate, children, patches) => memory.recordSplit(parent, estimate, children, patches),
+      get unseenDensityRatio() {
+        return memory.unseenDensityRatio;
+      },
+      sizeCappedTile: (t, fromAnswer, atLeast) => ({ ...memory.sizeCappedTile(t, fromAnswer, atLeast), total: truth }),
+    };
+    return adaptive(tile, hits, told);
+  };
+}
+
+/** Mean share of `max` the uncapped leaves of a sweep hold (edge pins count for every tile returning them). */
+export function meanLeafFill(r: SweepResult, max: number): number {
+  const uncapped = r.leaves.filter((l) => !l.capped);
+  if (uncapped.length === 0) return 0;
+  return uncapped.reduce((s, l) => s + l.hits.length, 0) / (uncapped.length * max);
+}
+
 /** The baseline: four children at the midpoints, whatever the hits say. */
 export function quadtreeSplitter(w: World, p: SplitParams): Splitter {
   return (tile) => {
