@@ -1,6 +1,6 @@
 import type { ParkingRow, SnapshotWrite } from '../db/snapshots.js';
 import type { Job } from '../job/index.js';
-import type { SnapshotContext } from './context.js';
+import { tileSweepBase, type SnapshotContext } from './context.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isParking, toParkingRow } from './rows.js';
 import { sweepSnapshotTiles } from './tiles.js';
@@ -17,15 +17,7 @@ export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): 
   });
   ctx.log.info(`parking: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} parking objects of the previous snapshot` : 'to start from'}`);
   const swept = await sweepSnapshotTiles({
-    label: 'parking',
-    tiles: planned,
-    region: ctx.region,
-    regionBBox: ctx.regionBBox,
-    maxPerRequest: cfg.maxPerRequest,
-    minTileSizeDeg: cfg.minTileSizeDeg,
-    concurrency: ctx.job.rateLimit.concurrency,
-    log: ctx.log,
-    secrets: ctx.secrets,
+    ...tileSweepBase(ctx, 'parking', planned, cfg),
     request: (tile) =>
       ctx.client.coordInfoParking({
         parkingBBox: [...tile.bbox],

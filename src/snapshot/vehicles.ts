@@ -8,7 +8,7 @@ import { drainQueue } from '../sweep/queue.js';
 import { redactText } from '../util/redact.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isVehicle, toVehicleRow } from './rows.js';
-import type { SnapshotContext } from './context.js';
+import { tileSweepBase, type SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
 
 type VehiclesSweep = NonNullable<Job['sweeps']['vehicles']>;
@@ -31,15 +31,7 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
   });
   ctx.log.info(`vehicles: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} vehicles of the previous snapshot` : 'to start from'}`);
   const swept = await sweepSnapshotTiles({
-    label: 'vehicles',
-    tiles: planned,
-    region: ctx.region,
-    regionBBox: ctx.regionBBox,
-    maxPerRequest: cfg.maxPerRequest,
-    minTileSizeDeg: cfg.minTileSizeDeg,
-    concurrency: ctx.job.rateLimit.concurrency,
-    log: ctx.log,
-    secrets: ctx.secrets,
+    ...tileSweepBase(ctx, 'vehicles', planned, cfg),
     request: (tile) =>
       ctx.client.coordInfoBox({
         bbox: [...tile.bbox],
