@@ -55,13 +55,12 @@ async function sourceIsEmpty<Row>(tx: Tx, entity: Entity<Row>, source: string): 
 export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[]): Promise<MergeCounts> {
   if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   const batch = distinctByKey(entity, rows);
+  if (!entity.direct) return mergeStaged(tx, entity, run, batch);
   const hints = expectNew.get(run) ?? new Map<Relation, boolean>();
   expectNew.set(run, hints);
-  if (entity.direct && !hints.has(entity.relation)) hints.set(entity.relation, await sourceIsEmpty(tx, entity, run.source));
-  if (entity.direct && hints.get(entity.relation) === true) {
-    if (await copyNew(tx, entity, run, batch)) return { inserted: batch.length, updated: 0, unchanged: 0 };
-    hints.set(entity.relation, false);
-  }
+  if (!hints.has(entity.relation)) hints.set(entity.relation, await sourceIsEmpty(tx, entity, run.source));
+  if (hints.get(entity.relation) === true && (await copyNew(tx, entity, run, batch))) return { inserted: batch.length, updated: 0, unchanged: 0 };
+  // A refused COPY lands here too: the merge finds the stored keys, so the hint turns false.
   const counts = await mergeStaged(tx, entity, run, batch);
   hints.set(entity.relation, counts.inserted === batch.length);
   return counts;

@@ -1,14 +1,12 @@
 import type { ParkingRow, VehicleRow } from '../db/snapshots.js';
 import type { Pin } from '../efa/index.js';
-import { isSharingVehicle, pinKey } from '../entities/pins.js';
+import { pinKey } from '../entities/pins.js';
 
 /**
  * CoordInfo records as snapshot rows. efa-api.md shows no field of a sharing vehicle or of the
  * vehicle-detail answer, so each value is read from the names deployments and the simulator use,
  * and is null where none is present (never guessed).
  */
-
-export const isVehicle = isSharingVehicle;
 
 export function isParking(pin: Pin): boolean {
   return pin.type.toUpperCase() === 'PARKING';

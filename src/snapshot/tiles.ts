@@ -2,7 +2,7 @@ import type { SnapshotTileRow } from '../db/snapshots.js';
 import type { EfaResult, Pin } from '../efa/index.js';
 import { errorText, isFatal } from '../errors.js';
 import type { ResolvedRegion } from '../job/index.js';
-import { createCapDetector, createSplitMemory, inRegion, ownsPoint, splitTile, type BBox, type Tile } from '../tiling/index.js';
+import { createCapDetector, createSplitMemory, effectiveMax, inRegion, observeAnswer, ownsPoint, splitTile, type BBox, type Tile } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import { redactText } from '../util/redact.js';
 import { drainQueue } from '../sweep/queue.js';
@@ -50,7 +50,6 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
   let requests = 0;
   let objects = 0;
   let others = 0;
-  const effectiveMax = (): number => Math.min(o.maxPerRequest, capDetector.effectiveCap ?? Infinity);
   const record = (tile: Tile, rest: Omit<SnapshotTileRow, 'tileId' | 'parentId' | 'depth' | 'bbox'>): void => {
     tiles.push({ tileId: tile.id, parentId: tile.parentId ?? null, depth: tile.depth, bbox: tile.bbox, ...rest });
   };
@@ -67,8 +66,8 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
       record(tile, { status: 'failed', objects: 0, stored: 0, attempts: 0, error: message });
       return [];
     }
-    const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(), `${o.label} tile ${tile.id}`);
-    if (tile.known === undefined || verdict.received < tile.known) capDetector.observe(tile, verdict.received, o.maxPerRequest);
+    const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(capDetector, o.maxPerRequest), `${o.label} tile ${tile.id}`);
+    observeAnswer(capDetector, tile, verdict.received, o.maxPerRequest);
     objects += verdict.received;
     if (verdict.kind === 'untrusted') {
       o.log.warn(`${verdict.reason}; its area is a gap in this snapshot`);
@@ -78,7 +77,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
     memory.observe(tile, verdict.received, verdict.kind === 'capped');
     if (verdict.kind === 'capped') {
       const children = splitTile(tile, result.records.map((h) => h.coord), {
-        maxPerRequest: effectiveMax(),
+        maxPerRequest: effectiveMax(capDetector, o.maxPerRequest),
         minTileSizeDeg: o.minTileSizeDeg,
         region: o.region,
         memory,

@@ -7,7 +7,8 @@ import type { Job } from '../job/index.js';
 import { drainQueue } from '../sweep/queue.js';
 import { redactText } from '../util/redact.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
-import { isVehicle, toVehicleRow } from './rows.js';
+import { isSharingVehicle } from '../entities/pins.js';
+import { toVehicleRow } from './rows.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
 
@@ -42,7 +43,7 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
         ...(cfg.locationTypes ? { vehLocType: cfg.locationTypes } : {}),
         vehAtStation: cfg.atStation,
       }),
-    rowOf: (pin) => (isVehicle(pin) ? toVehicleRow(pin) : undefined),
+    rowOf: (pin) => (isSharingVehicle(pin) ? toVehicleRow(pin) : undefined),
     keyOf: (row) => row.vehicleKey,
   });
   if (swept.others > 0) ctx.log.info(`vehicles: the answers held ${swept.others} object(s) of other kinds (counted towards max, not stored)`);

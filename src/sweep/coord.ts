@@ -3,7 +3,7 @@ import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
 import { pins, toPinRow } from '../entities/index.js';
 import { isSharingVehicle } from '../entities/pins.js';
 import type { Job } from '../job/index.js';
-import { inRegion, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
+import { effectiveMax, inRegion, observeAnswer, ownsPoint, splitTile, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
@@ -69,7 +69,6 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
   };
 
   // A silent server cap, once noticed, is the count at which an answer is cut.
-  const effectiveMax = (): number => Math.min(cfg.maxPerRequest, ctx.capDetector.effectiveCap ?? Infinity);
 
   await drainQueue(tiles, ctx.job.rateLimit.concurrency, async (tile) => {
     const started = Date.now();
@@ -82,9 +81,8 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     }
     failpoint('request');
     keepMessages(ctx, result.messages);
-    const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(), `coordInfo tile ${tile.id}`);
-    // An answer as large as what the plan knew there is no evidence of a silent cap.
-    if (tile.known === undefined || verdict.received < tile.known) ctx.capDetector.observe(tile, verdict.received, cfg.maxPerRequest);
+    const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(ctx.capDetector, cfg.maxPerRequest), `coordInfo tile ${tile.id}`);
+    observeAnswer(ctx.capDetector, tile, verdict.received, cfg.maxPerRequest);
     const done = { attempts: result.attempts, hits: verdict.received, durationMs: Date.now() - started };
     if (verdict.kind !== 'untrusted') ctx.splitMemory.observe(tile, verdict.received, verdict.kind === 'capped');
     if (verdict.kind === 'untrusted') {
@@ -93,7 +91,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     }
     if (verdict.kind === 'capped') {
       const children = splitTile(tile, result.records.map((h) => h.coord), {
-        maxPerRequest: effectiveMax(),
+        maxPerRequest: effectiveMax(ctx.capDetector, cfg.maxPerRequest),
         minTileSizeDeg: cfg.minTileSizeDeg,
         region: ctx.region,
         memory: ctx.splitMemory,

@@ -21,6 +21,19 @@ export interface CapDetector {
   readonly effectiveCap: number | undefined;
 }
 
+/** The split threshold an answer is judged by: the job's max, or the server's silent cap once noticed. */
+export function effectiveMax(detector: CapDetector, maxPerRequest: number): number {
+  return Math.min(maxPerRequest, detector.effectiveCap ?? Infinity);
+}
+
+/**
+ * Feeds an answer to the detector unless the plan knew at least that many objects in the tile: an
+ * answer as large as what was known there is no evidence of a silent cap.
+ */
+export function observeAnswer(detector: CapDetector, tile: Tile, receivedCount: number, maxPerRequest: number): void {
+  if (tile.known === undefined || receivedCount < tile.known) detector.observe(tile, receivedCount, maxPerRequest);
+}
+
 /** Interiors intersect: tiles that only share an edge or a corner are separate evidence. */
 function overlaps(a: BBox, b: BBox): boolean {
   return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];

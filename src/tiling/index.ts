@@ -15,5 +15,5 @@ export { PLAN_FILL, planFromKnownPoints } from './plan.js';
 export type { PlanOptions } from './plan.js';
 export { planBudget } from './budget.js';
 export type { Budget, BudgetSweeps } from './budget.js';
-export { createCapDetector } from './cap-detector.js';
+export { createCapDetector, effectiveMax, observeAnswer } from './cap-detector.js';
 export type { CapDetector, CapDetectorOptions } from './cap-detector.js';
