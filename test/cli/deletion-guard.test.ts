@@ -37,9 +37,9 @@ describe('the deletion guard on small relations and slow erosion', () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  const job = async (name: string, sweeps: Record<string, unknown>) => {
+  const job = async (name: string, sweeps: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
     const path = join(dir, `${name}.json`);
-    await writeFile(path, JSON.stringify({ name, baseUrl: sim.url, region: { bbox: [...sim.world.bbox] }, rateLimit: { requestsPerSecond: 300, concurrency: 4 }, sweeps }));
+    await writeFile(path, JSON.stringify({ name, baseUrl: sim.url, region: { bbox: [...sim.world.bbox] }, rateLimit: { requestsPerSecond: 300, concurrency: 4 }, sweeps, ...extra }));
     return path;
   };
   const night = async (path: string, extra: readonly string[] = []) => {
@@ -90,20 +90,22 @@ describe('the deletion guard on small relations and slow erosion', () => {
     expect(one.code, one.stderr.slice(-2000)).toBe(0);
     const live = await liveCount('notices', 'ended_at');
     expect(live).toBeGreaterThan(0);
-    for (const n of sim.world.currentNotices()) sim.world.endNotice(n.id);
+    // Every notice ends in the past: the current AddInfo answer is empty.
+    for (const n of sim.world.currentNotices()) sim.world.changeNotice(n.id, { validFrom: '2020-01-01', validTo: '2020-01-02' });
     const held = await night(path);
-    expect(held.code).toBe(3);
+    expect(held.code, JSON.stringify(held.summary)).toBe(3);
     expect(held.summary.heldDeletions).toEqual([expect.objectContaining({ relation: 'notices', wouldMark: live, reason: 'empties' })]);
     expect(await liveCount('notices', 'ended_at')).toBe(live);
   }, 600_000);
 
   it('a rolling ServingLines refresh that erodes stop-lines night after night is held once its cycle passes maxGonePercent', async () => {
-    const path = await job('guard-erosion', {
-      coord: { types: ['STOP'], maxPerRequest: 500 },
-      servingLines: { forStops: true, refreshEveryNights: 10 },
-    });
+    // A thirtieth of the stops a night: about 3 % of the pairs, under maxGonePercent 10 each night.
+    const path = await job('guard-erosion', { coord: { types: ['STOP'], maxPerRequest: 500 }, servingLines: { forStops: true, refreshEveryNights: 30 } }, { maxGonePercent: 10 });
     const one = await night(path);
     expect(one.code, one.stderr.slice(-2000)).toBe(0);
+    // A stop's means of transport are its own and its lines': keep them, so that losing its lines
+    // does not change the stop itself (a changed stop has its lines fetched the same night).
+    for (const s of sim.world.stops()) sim.world.updatePin(s.id, { motTypes: s.motTypes });
     const initial = await liveCount('stop_lines');
     expect(initial).toBeGreaterThan(100);
     // The deployment's ServingLines answers lose every line, stop by stop as the refresh reaches them.
@@ -111,16 +113,16 @@ describe('the deletion guard on small relations and slow erosion', () => {
 
     const codes: number[] = [];
     let held: RunSummary['heldDeletions'] = [];
-    for (let n = 2; n <= 6 && held.length === 0; n++) {
+    for (let n = 2; n <= 9 && held.length === 0; n++) {
       const r = await night(path);
       codes.push(r.code ?? -1);
       held = r.summary.heldDeletions;
     }
-    // Each night alone stays under 5 % (about a tenth of the stops is refreshed); the cycle does not.
+    // Each night alone stays under 10 %; the cycle does not.
     expect(held).toEqual([expect.objectContaining({ relation: 'stop_lines', reason: 'cycle' })]);
     expect(codes.at(-1)).toBe(3);
     const marked = initial - (await liveCount('stop_lines'));
     expect(marked).toBeGreaterThan(0);
-    expect(marked / initial).toBeLessThanOrEqual(0.05);
+    expect(marked / initial).toBeLessThanOrEqual(0.1);
   }, 900_000);
 });
