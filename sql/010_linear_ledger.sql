@@ -268,3 +268,7 @@ COMMENT ON FUNCTION efa.gone_lines(bigint) IS 'Lines no live stop of the source 
 COMMENT ON FUNCTION efa.gone_notices(bigint) IS 'Current notices of the source the run''s complete AddInfo sweep (publicationStatus current) no longer has, seen before in the same scope.';
 COMMENT ON FUNCTION efa.gone_sharing_providers(bigint) IS 'Sharing providers of the source the run''s complete OpArea sweep no longer has, seen before in the same scope.';
 COMMENT ON FUNCTION efa.gone_operating_areas(bigint) IS 'Operating areas of the source the run''s complete OpArea sweep no longer has, seen before in the same scope.';
+
+-- "Were this stop's lines ever fetched for this source" is asked per due stop; without run_id the
+-- (run_id, operation, subject) index cannot answer it.
+CREATE INDEX run_tiles_op_subject_idx ON efa.run_tiles (operation, subject) WHERE subject IS NOT NULL;

@@ -311,19 +311,34 @@ function stopLinesDue(stopId: RawBuilder<unknown>, source: string, q: { all: boo
 /**
  * Stops of this run's source that it has seen and whose lines are due, a page at a time (a
  * million-pin region is never held in memory): stops new or changed in this run, and those
- * stopLinesDue names.
+ * stopLinesDue names. Paged by the run's seen sets (keyset on set_id), so each page reads only its
+ * own sets' keys: paging the run's stops by id instead unnested every seen set once per page, a
+ * page count times the run's keys (hours at a million pins). A stop this run already fetched (a key
+ * in two sets, a resumed run) is not due again.
  */
 export async function dueStopsPage(
   db: Kysely<Database>,
   run: RunRef,
-  q: { all: boolean; everyNights: number; night: number; after: string; limit: number },
-): Promise<string[]> {
+  q: { all: boolean; everyNights: number; night: number; afterSet: string; sets: number },
+): Promise<{ stops: string[]; lastSet: string | undefined }> {
+  const sets = await sql<{ set_id: string }>`
+    SELECT set_id::text AS set_id FROM efa.run_seen_sets
+    WHERE run_id = ${run.runId}::bigint AND relation = 'pins' AND set_id > ${q.afterSet}::bigint
+    ORDER BY set_id LIMIT ${q.sets}`.execute(db);
+  const lastSet = sets.rows.at(-1)?.set_id;
+  if (lastSet === undefined) return { stops: [], lastSet };
   const page = await sql<{ id: string }>`
-    SELECT p.id FROM efa.run_seen s JOIN efa.pins p ON p.source = s.source AND p.pin_key = s.key
-    WHERE s.run_id = ${run.runId}::bigint AND s.relation = 'pins' AND p.type = 'STOP' AND p.id IS NOT NULL AND p.id > ${q.after}
+    SELECT DISTINCT p.id
+    FROM efa.run_seen_sets s
+    CROSS JOIN LATERAL unnest(s.keys) AS k(key)
+    JOIN efa.pins p ON p.source = ${run.source} AND p.pin_key = k.key
+    WHERE s.run_id = ${run.runId}::bigint AND s.relation = 'pins' AND s.set_id > ${q.afterSet}::bigint AND s.set_id <= ${lastSet}::bigint
+      AND p.type = 'STOP' AND p.id IS NOT NULL
       AND (p.changed_run = ${run.runId}::bigint OR ${stopLinesDue(sql.ref('p.id'), run.source, q)})
-    ORDER BY p.id LIMIT ${q.limit}`.execute(db);
-  return page.rows.map((r) => r.id);
+      AND NOT EXISTS (SELECT 1 FROM efa.run_tiles t WHERE t.run_id = ${run.runId}::bigint AND t.operation = 'servingLines'
+                        AND t.subject = p.id AND t.status IN ('done', 'incomplete', 'capped'))
+    ORDER BY p.id`.execute(db);
+  return { stops: page.rows.map((r) => r.id), lastSet };
 }
 
 /** Live stops of a source in a box, and how many of them stopLinesDue names: what `plan` budgets. */

@@ -5,17 +5,18 @@ import type { SweepContext } from './context.js';
 import { drainQueue } from './queue.js';
 import { runUnit } from './unit.js';
 
-const stopPage = 500;
+/** Seen sets per page: a set holds one tile's keys (at most maxPerRequest), so a page a few thousand. */
+const setsPerPage = 8;
 
 /** Stops this run has seen whose lines are due, a page at a time (see dueStopsPage). */
 async function* dueStops(ctx: SweepContext, everyNights: number, night: number): AsyncGenerator<string[]> {
-  let after = '';
+  let afterSet = '0';
   const all = ctx.full || everyNights <= 1;
   for (;;) {
-    const page = await dueStopsPage(ctx.db.kysely, ctx.run, { all, everyNights, night, after, limit: stopPage });
-    if (page.length === 0) return;
-    yield page;
-    after = page[page.length - 1] ?? after;
+    const page = await dueStopsPage(ctx.db.kysely, ctx.run, { all, everyNights, night, afterSet, sets: setsPerPage });
+    if (page.lastSet === undefined) return;
+    if (page.stops.length > 0) yield page.stops;
+    afterSet = page.lastSet;
   }
 }
 
