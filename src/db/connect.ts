@@ -189,7 +189,7 @@ function refusal(error: unknown, url: string): DatabaseRefusedError | undefined 
   const shown = redactUrl(url);
   if (code === '3D000') {
     return new DatabaseRefusedError(
-      `database "${database}" does not exist on ${where} (${shown}): create it (createdb -h ${target.hostname} ${database}, or CREATE DATABASE ${database}; ` +
+      `database "${database}" does not exist on ${where} (${shown}): create it (createdb -h ${target.hostname}${target.port ? ` -p ${target.port}` : ''} ${database}, or CREATE DATABASE ${database}; ` +
         'then CREATE EXTENSION postgis in it), or correct the database name in --db / $DATABASE_URL',
       'db',
     );
