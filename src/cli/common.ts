@@ -90,7 +90,7 @@ const commonOptions = {
   full: (d = 'ignore incremental state and sweep everything') => new Option('--full', d).env(OPTION_ENV.full),
   statementTimeout: (
     d = `PostgreSQL: cancel a database statement of the run that takes longer, in seconds (0 = no limit; default ${defaultStatementTimeoutS})`,
-  ) => checked(new Option('--statement-timeout <seconds>', d).env(OPTION_ENV.statementTimeout), seconds),
+  ) => checked(new Option('--statement-timeout <s>', d).env(OPTION_ENV.statementTimeout), seconds),
   json: (d = 'print one JSON summary object on stdout; logs stay on stderr') => new Option('--json', d).env(OPTION_ENV.json),
 } as const;
 export type CommonOptionName = keyof typeof commonOptions | 'log';
