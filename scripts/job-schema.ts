@@ -19,8 +19,12 @@ export const jobSchemaPath = fileURLToPath(new URL('../schema/job.schema.json', 
  */
 export function renderJobJsonSchema(): string {
   const generated = z.toJSONSchema(jobSchema, { io: 'input', unrepresentable: 'any' });
+  // baseUrl may come from --base-url or $EFA_BASE_URL alone (a Compose or Kubernetes deployment sets
+  // it per environment): an editor must not flag a job file that leaves it out.
+  const required = Array.isArray(generated.required) ? generated.required.filter((key) => key !== 'baseUrl') : generated.required;
   const document = {
     ...generated,
+    required,
     title: 'efa-sync job',
     description:
       'One efa-sync job: the EFA deployment (baseUrl), the region to tile, the rate limit and the operations to sweep. ' +

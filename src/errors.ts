@@ -8,6 +8,10 @@ export const ExitCode = {
   usage: 2,
   partial: 3,
   locked: 4,
+  /** Stopped by SIGINT (Ctrl-C): 128 + 2, what a shell reports for it. The next run resumes. */
+  interrupted: 130,
+  /** Stopped by SIGTERM (a scheduler, `docker stop`, `timeout`): 128 + 15. The next run resumes. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -43,6 +47,52 @@ export class DatabaseUnavailableError extends Error {
     const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes where this one stopped`;
     super(`lost the database ${displayUrl} (${errorText(options.cause)})${resume}`, options);
   }
+}
+
+/**
+ * The process was asked to stop (SIGTERM, SIGINT) while it worked. Everything committed stays; the
+ * run is left running, so the next run of the job resumes it. The exit code is the shell's
+ * convention, 128 + the signal's number, so a scheduler that sent the signal recognises its own stop.
+ */
+export class RunStoppedError extends Error {
+  override name = 'RunStoppedError';
+  readonly exitCode: ExitCode;
+  constructor(
+    readonly signal: 'SIGTERM' | 'SIGINT',
+    /** The job whose run stopped, when a run was under way. */
+    job: string | undefined,
+  ) {
+    const next = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes where this one stopped`;
+    super(`stopped by ${signal}: requests and database statements cancelled${next}`);
+    this.exitCode = signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
+  }
+}
+
+/**
+ * A database statement ran past the run's statement_timeout and the server cancelled it: exit 1, and
+ * the run is left to resume (what was committed stays). Says what to change.
+ */
+export class StatementTimeoutError extends Error {
+  override name = 'StatementTimeoutError';
+  readonly exitCode = ExitCode.failed;
+  constructor(timeoutMs: number | undefined, job: string | undefined, options: { cause: unknown }) {
+    const limit = timeoutMs === undefined ? 'the statement timeout' : `the statement timeout of ${Math.round(timeoutMs / 1000)} s`;
+    const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes where this one stopped`;
+    super(
+      `a database statement ran longer than ${limit} and the server cancelled it${resume}. ` +
+        'If the database is busy or slow tonight, raise --statement-timeout / $EFA_STATEMENT_TIMEOUT (0 = no limit); ' +
+        'if it happens again on a quiet database, run with --verbose and report the statement (ANALYZE the efa tables first)',
+      options,
+    );
+  }
+}
+
+/** PostgreSQL's own cancel of a statement that ran past statement_timeout (SQLSTATE 57014, "statement timeout"). */
+export function isStatementTimeout(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === '57014' && /statement timeout/i.test(e.message)) return true;
+  }
+  return false;
 }
 
 /**
@@ -83,8 +133,8 @@ function ownText(error: Error): string {
 
 /**
  * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
- * bad configuration, a run taken over by another process): they end the run at once.
+ * bad configuration, a run taken over by another process, a stop signal): they end the run at once.
  */
 export function isFatal(error: unknown): boolean {
-  return exitCodeOf(error) === ExitCode.usage || (error instanceof Error && error.name === 'LeaseLostError');
+  return exitCodeOf(error) === ExitCode.usage || error instanceof RunStoppedError || (error instanceof Error && error.name === 'LeaseLostError');
 }

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { sql } from 'kysely';
 import { dbUrlFrom, migrate, openDb, type Db } from '../db/index.js';
-import { ConfigError, DatabaseUnavailableError, ExitCode, errorText, exitCodeOf } from '../errors.js';
+import { DIALECT_NAMES } from '../efa/dialects/index.js';
+import { ConfigError, DatabaseUnavailableError, ExitCode, StatementTimeoutError, errorText, exitCodeOf, isStatementTimeout } from '../errors.js';
 import { createLogger, LOG_FORMATS, redactSecretsInText, stderrLogOutput, type LogFormat, type Logger } from '../util/log.js';
 
 /** Options every command that touches the database or the API understands (contract section 2). */
@@ -22,6 +23,7 @@ export interface CommonOptions {
 export const OPTION_ENV = {
   db: 'DATABASE_URL',
   baseUrl: 'EFA_BASE_URL',
+  json: 'EFA_JSON',
   logFormat: 'EFA_LOG_FORMAT',
   verbose: 'EFA_VERBOSE',
   debug: 'EFA_DEBUG',
@@ -29,23 +31,123 @@ export const OPTION_ENV = {
   concurrency: 'EFA_CONCURRENCY',
   dialect: 'EFA_DIALECT',
   metricsFile: 'EFA_METRICS_FILE',
+  full: 'EFA_FULL',
+  statementTimeout: 'EFA_STATEMENT_TIMEOUT',
   acceptDeletions: 'EFA_ACCEPT_DELETIONS',
 } as const;
 
-export function dbOption(description = 'database: postgres://… or pglite:<dir> (default pglite:./.efa-sync/db)'): Option {
-  return new Option('--db <url>', description).env(OPTION_ENV.db);
+/** A value an option's text cannot be: the message says what was expected, the caller names the source. */
+class OptionValueError extends Error {}
+
+/**
+ * How each checked option turns its text into a value. Checked after parsing, not by commander's
+ * argParser, because only then is it known whether the text came from the command line or from the
+ * environment, and the error must name the one the operator has to fix (EFA_RPS, not --rps).
+ */
+const valueParsers = new WeakMap<Option, (text: string) => unknown>();
+
+function checked(option: Option, parse: (text: string) => unknown): Option {
+  valueParsers.set(option, parse);
+  return option;
+}
+
+const positive = (text: string): number => {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new OptionValueError(`expected a positive number, got "${text}"`);
+  return n;
+};
+const seconds = (text: string): number => {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new OptionValueError(`expected a number of seconds (0 = no limit), got "${text}"`);
+  return n;
+};
+const httpUrl = (text: string): string => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new OptionValueError('expected an http(s) URL, e.g. https://efa.example.org/efa (the part before XML_…_REQUEST)');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionValueError(`expected an http(s) URL, got a ${url.protocol} URL`);
+  return text;
+};
+
+/** The statement_timeout of a run's database statements when none is given: generous, a bound for a runaway. */
+export const defaultStatementTimeoutS = 1800;
+
+/**
+ * Every common option, defined once: flag, help, environment variable and check. Commands pick the
+ * ones they take (`addCommonOptions`); a description may be adapted to the command.
+ */
+const commonOptions = {
+  db: (d = 'database: postgres://… or pglite:<dir> (default pglite:./.efa-sync/db)') => new Option('--db <url>', d).env(OPTION_ENV.db),
+  baseUrl: (d = "EFA base URL, the part before XML_…_REQUEST (overrides the job's baseUrl, or stands in for it)") =>
+    checked(new Option('--base-url <url>', d).env(OPTION_ENV.baseUrl), httpUrl),
+  rps: (d = "override the job's requestsPerSecond") => checked(new Option('--rps <n>', d).env(OPTION_ENV.rps), positive),
+  concurrency: (d = "override the job's concurrency") => checked(new Option('--concurrency <n>', d).env(OPTION_ENV.concurrency), positive),
+  dialect: (d = "override the job's response dialect") => new Option('--dialect <dialect>', d).choices([...DIALECT_NAMES]).env(OPTION_ENV.dialect),
+  metricsFile: (d = 'write Prometheus text-format metrics of the run (node_exporter textfile collector; the directory must exist)') =>
+    new Option('--metrics-file <path>', d).env(OPTION_ENV.metricsFile),
+  full: (d = 'ignore incremental state and sweep everything') => new Option('--full', d).env(OPTION_ENV.full),
+  acceptDeletions: (
+    d = "mark gone what this run found gone even past the job's maxGonePercent (after a night the mass-deletion guard held, once you checked the deployment really removed them)",
+  ) => new Option('--accept-deletions', d).env(OPTION_ENV.acceptDeletions),
+  statementTimeout: (
+    d = `PostgreSQL: cancel a database statement of the run that takes longer, in seconds (0 = no limit; default ${defaultStatementTimeoutS})`,
+  ) => checked(new Option('--statement-timeout <s>', d).env(OPTION_ENV.statementTimeout), seconds),
+  json: (d = 'print one JSON summary object on stdout; logs stay on stderr') => new Option('--json', d).env(OPTION_ENV.json),
+} as const;
+export type CommonOptionName = keyof typeof commonOptions | 'log';
+
+/** One common option, for a command that adds it itself (with a default, say). */
+export function commonOption(name: keyof typeof commonOptions, description?: string): Option {
+  return commonOptions[name](description);
+}
+
+/** Adds the named common options to `cmd`; `log` is the logging options (addLogOptions). */
+export function addCommonOptions(cmd: Command, names: readonly CommonOptionName[], descriptions: Partial<Record<keyof typeof commonOptions, string>> = {}): Command {
+  for (const name of names) {
+    if (name === 'log') addLogOptions(cmd);
+    else cmd.addOption(commonOptions[name](descriptions[name]));
+  }
+  return cmd;
+}
+
+/**
+ * Turns the text of every checked option of `cmd` into its value; a bad one is a ConfigError (exit 2)
+ * naming where it came from: the flag, or the environment variable. Called before every action.
+ */
+export function checkOptionValues(cmd: Command): void {
+  for (const option of cmd.options) {
+    const parse = valueParsers.get(option);
+    const key = option.attributeName();
+    const value: unknown = cmd.getOptionValue(key);
+    if (parse === undefined || typeof value !== 'string') continue;
+    const source = cmd.getOptionValueSource(key);
+    const name = source === 'env' && option.envVar ? option.envVar : (option.long ?? key);
+    try {
+      cmd.setOptionValueWithSource(key, parse(value), source ?? 'cli');
+    } catch (e) {
+      if (!(e instanceof OptionValueError)) throw e;
+      throw new ConfigError(`${name}: ${e.message}`, name);
+    }
+  }
+}
+
+export function dbOption(description?: string): Option {
+  return commonOptions.db(description);
 }
 
 export function addDbOption(cmd: Command): Command {
-  return cmd.addOption(dbOption());
+  return addCommonOptions(cmd, ['db']);
 }
 
-export function baseUrlOption(description: string): Option {
-  return new Option('--base-url <url>', description).env(OPTION_ENV.baseUrl);
+export function baseUrlOption(description?: string): Option {
+  return commonOptions.baseUrl(description);
 }
 
 export function addOutputOptions(cmd: Command): Command {
-  return addLogOptions(cmd.option('--json', 'print one JSON summary object on stdout; logs stay on stderr'));
+  return addCommonOptions(cmd, ['json', 'log']);
 }
 
 /** How a command logs: format, level, stacks. */
@@ -191,6 +293,7 @@ export async function explainUncaught(error: unknown): Promise<unknown> {
 
 async function blameDatabase(error: unknown, db: Db, job: string | undefined): Promise<unknown> {
   if (exitCodeOf(error) !== ExitCode.failed || error instanceof DatabaseUnavailableError) return error;
+  if (isStatementTimeout(error)) return new StatementTimeoutError(db.statementTimeoutMs, job, { cause: error });
   return (await databaseAnswers(db)) ? error : new DatabaseUnavailableError(db.displayUrl, job, { cause: error });
 }
 

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { dbUrlFrom, openDb, readMigrations, redactUrl, type Db } from '../db/index.js';
-import { DIALECT_NAMES, type DialectName } from '../efa/dialects/index.js';
+import { DatabaseRefusedError, dbUrlFrom, openDb, readMigrations, redactUrl, type Db } from '../db/index.js';
+import type { DialectName } from '../efa/dialects/index.js';
 import { probeUpstream, type ProbeOutcome } from '../efa/probe.js';
 import { ExitCode } from '../errors.js';
 import { loadJob } from '../job/index.js';
 import { describeError } from '../http/index.js';
-import { addDbOption, addOutputOptions, type CommonOptions } from './common.js';
+import { addCommonOptions, type CommonOptions } from './common.js';
 
 /** `ok` passes; `warn` is worth a look but not a failure; `fail` makes doctor exit 1; `skip` was not checked. */
 export type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -48,6 +48,8 @@ async function databaseChecks(url: string): Promise<DoctorCheck[]> {
     db = await openDb(url);
     await sql`SELECT 1`.execute(db.kysely);
   } catch (e) {
+    // A database that does not exist or a refused role: its own message says what to do.
+    if (e instanceof DatabaseRefusedError) return [{ name: 'database', status: 'fail', message: e.message }];
     return [{ name: 'database', status: 'fail', message: `${redactUrl(url)}: ${describeError(e)}`, hint: 'check --db / $DATABASE_URL: host, port, role, password, database name' }];
   }
   const checks: DoctorCheck[] = [];
@@ -107,13 +109,13 @@ const probeStatus: Readonly<Record<ProbeOutcome, DoctorStatus>> = {
 async function upstreamChecks(jobArg: string, opts: DoctorOptions): Promise<DoctorCheck[]> {
   let loaded;
   try {
-    loaded = await loadJob(jobArg);
+    loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
   } catch (e) {
     return [{ name: 'job', status: 'fail', message: describeError(e) }];
   }
   const checks: DoctorCheck[] = [{ name: 'job', status: 'ok', message: `${loaded.job.name} (${loaded.file})` }];
   try {
-    const result = await probeUpstream(loaded, { baseUrl: opts.baseUrl ?? process.env['EFA_BASE_URL'], dialect: opts.dialect });
+    const result = await probeUpstream(loaded, { baseUrl: opts.baseUrl, dialect: opts.dialect });
     if (result.checks.length === 0) checks.push({ name: 'upstream', status: 'skip', message: 'the job sweeps no operation' });
     for (const c of result.checks) {
       checks.push({ name: c.operation, status: probeStatus[c.outcome], message: `${result.baseUrl}: ${c.message}`, ...(c.hint ? { hint: c.hint } : {}) });
@@ -126,7 +128,9 @@ async function upstreamChecks(jobArg: string, opts: DoctorOptions): Promise<Doct
 
 /** Every check of `efa-sync doctor`: the database, its schema and runs, and a job's upstream when one is named. */
 export async function runDoctor(jobArg: string | undefined, opts: DoctorOptions): Promise<DoctorReport> {
-  const checks = [...(await databaseChecks(dbUrlFrom(opts.db))), ...(jobArg === undefined ? [] : await upstreamChecks(jobArg, opts))];
+  // The database and the upstream are independent: checked at once, so a dead upstream costs no more than a round trip.
+  const [database, upstream] = await Promise.all([databaseChecks(dbUrlFrom(opts.db)), jobArg === undefined ? [] : upstreamChecks(jobArg, opts)]);
+  const checks = [...database, ...upstream];
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }
 
@@ -140,10 +144,8 @@ export function formatDoctorReport(report: DoctorReport): string {
 export function registerDoctor(program: Command): void {
   const cmd = program
     .command('doctor [job]')
-    .description("check the database (reachable, PostGIS, schema version, pending migrations, runs left running) and, with a job, each operation of its upstream")
-    .option('--base-url <url>', "override the job's baseUrl (default $EFA_BASE_URL)")
-    .addOption(new Option('--dialect <dialect>', "override the job's response dialect").choices([...DIALECT_NAMES]));
-  addOutputOptions(addDbOption(cmd)).action(async (jobArg: string | undefined, opts: DoctorOptions) => {
+    .description("check the database (reachable, PostGIS, schema version, pending migrations, runs left running) and, with a job, each operation of its upstream");
+  addCommonOptions(cmd, ['baseUrl', 'dialect', 'db', 'json', 'log']).action(async (jobArg: string | undefined, opts: DoctorOptions) => {
     const report = await runDoctor(jobArg, opts);
     process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatDoctorReport(report));
     process.exitCode = report.ok ? ExitCode.succeeded : ExitCode.failed;

@@ -1,10 +1,10 @@
-import { Option, type Command } from 'commander';
-import { DIALECT_NAMES, dialectFor, type DialectName } from '../efa/dialects/index.js';
+import type { Command } from 'commander';
+import { dialectFor, type DialectName } from '../efa/dialects/index.js';
 import { createEfaClient } from '../efa/index.js';
 import { ConfigError } from '../errors.js';
 import { createFetchTransport, createRequestScheduler } from '../http/index.js';
 import { formatTable } from '../util/table.js';
-import { addOutputOptions, baseUrlOption, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
+import { addCommonOptions, baseUrlOption, commonOption, loggerFor, positiveNumber, type CommonOptions } from './common.js';
 
 interface LookupOptions extends CommonOptions {
   max: number;
@@ -17,8 +17,8 @@ export function registerLookup(program: Command): void {
     .description('StopFinder from the command line: print matching stops with their ids')
     .addOption(baseUrlOption('EFA base URL, the part before XML_STOPFINDER_REQUEST'))
     .option('--max <n>', 'at most this many hits', positiveNumber('--max'), 20)
-    .addOption(new Option('--dialect <dialect>', 'response dialect of the deployment').choices([...DIALECT_NAMES]).default('json').env(OPTION_ENV.dialect));
-  addOutputOptions(cmd).action(async (text: string, opts: LookupOptions) => {
+    .addOption(commonOption('dialect', 'response dialect of the deployment').default('json'));
+  addCommonOptions(cmd, ['json', 'log']).action(async (text: string, opts: LookupOptions) => {
     const baseUrl = opts.baseUrl;
     if (!baseUrl) throw new ConfigError('lookup needs --base-url or $EFA_BASE_URL (e.g. http://127.0.0.1:8080/efa)', 'base-url');
     loggerFor(opts);

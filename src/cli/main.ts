@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
-import { dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
+import { checkOptionValues, dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { registerLookup } from './lookup.js';
@@ -31,6 +31,8 @@ const program = new Command('efa-sync')
 if (early.format === 'pretty') program.showHelpAfterError('(run efa-sync <command> --help for its options)');
 program.hook('preAction', (_program, action) => {
   settings = outputSettingsFrom(action.opts<CommonOptions>(), early);
+  // After the settings: a bad option value is reported in the format the command asked for.
+  checkOptionValues(action);
 });
 
 registerRun(program);

@@ -8,7 +8,7 @@ import { sourceOf, sweptPinTypes } from '../entities/index.js';
 import { planCoordTiles, planRun, type RunPlan } from '../sweep/plan.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { formatTable } from '../util/table.js';
-import { addOutputOptions, dbOption, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addCommonOptions, dbOption, whenDatabaseLost, type CommonOptions } from './common.js';
 
 /** What a database knows that shapes the next night of a job. */
 export interface NightKnowledge {
@@ -37,8 +37,8 @@ export function registerPlan(program: Command): void {
     .command('plan <job>')
     .description('show the tiles and the request budget of a run without sending a request')
     .addOption(dbOption('plan the next night from what this database knows (postgres://… or pglite:<dir>); without it, the first night'));
-  addOutputOptions(cmd).action(async (jobArg: string, opts: CommonOptions) => {
-    const loaded = await loadJob(jobArg);
+  addCommonOptions(cmd, ['baseUrl', 'json', 'log']).action(async (jobArg: string, opts: CommonOptions) => {
+    const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
     const known = opts.db ? await knownFromDb(opts.db, loaded.job, loaded.region) : undefined;
     const plan = planNight(loaded.job, loaded.region, known);
     if (opts.json) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { writeRunReport } from '../report/index.js';
 import { RunNotFoundError } from '../report/queries.js';
-import { addDbOption, addLogOptions, openMigratedDb, type CommonOptions } from './common.js';
+import { addCommonOptions, openMigratedDb, type CommonOptions } from './common.js';
 
 interface ReportOptions extends CommonOptions {
   run?: string;
@@ -19,11 +19,13 @@ export function registerReport(program: Command): void {
       return v;
     })
     .option('--out <file>', 'the HTML file to write', 'report.html');
-  addLogOptions(addDbOption(cmd)).action(async (opts: ReportOptions) => {
+  addCommonOptions(cmd, ['db', 'json', 'log']).action(async (opts: ReportOptions) => {
     const db = await openMigratedDb(opts);
     try {
       const r = await writeRunReport(db, opts.run, opts.out);
-      process.stdout.write(`report of run ${r.runId} written to ${r.file} (${Math.ceil(r.bytes / 1024)} KiB)\n`);
+      process.stdout.write(
+        opts.json ? `${JSON.stringify({ runId: r.runId, file: r.file, bytes: r.bytes })}\n` : `report of run ${r.runId} written to ${r.file} (${Math.ceil(r.bytes / 1024)} KiB)\n`,
+      );
     } finally {
       await db.close();
     }

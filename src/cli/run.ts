@@ -1,12 +1,13 @@
-import { Option, type Command } from 'commander';
-import { DIALECT_NAMES, type DialectName } from '../efa/dialects/index.js';
+import type { Command } from 'commander';
+import type { DialectName } from '../efa/dialects/index.js';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
-import { loadJob } from '../job/index.js';
+import { loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
 import { runJob, type RunSummary } from '../sweep/run.js';
-import { errorText } from '../errors.js';
+import { errorText, ExitCode } from '../errors.js';
 import type { Logger } from '../util/log.js';
-import { addDbOption, addOutputOptions, baseUrlOption, loggerFor, OPTION_ENV, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addCommonOptions, defaultStatementTimeoutS, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
+import { stopOnSignal } from './stop.js';
 
 interface RunOptions extends CommonOptions {
   dialect?: DialectName;
@@ -14,6 +15,7 @@ interface RunOptions extends CommonOptions {
   rps?: number;
   concurrency?: number;
   full?: boolean;
+  statementTimeout?: number;
   acceptDeletions?: boolean;
 }
 
@@ -32,52 +34,63 @@ export function printRunSummary(summary: RunSummary, log: Logger): void {
 }
 
 export function registerRun(program: Command): void {
-  const cmd = program
-    .command('run <job>')
-    .description('sweep one job (path to a .json/.ts/.js job file, or a job name under jobs/)')
-    .addOption(baseUrlOption("override the job's baseUrl"))
-    .addOption(new Option('--rps <n>', "override the job's requestsPerSecond").argParser(positiveNumber('--rps')).env(OPTION_ENV.rps))
-    .addOption(new Option('--concurrency <n>', "override the job's concurrency").argParser(positiveNumber('--concurrency')).env(OPTION_ENV.concurrency))
-    .option('--full', 'ignore incremental state and sweep everything')
-    .addOption(
-      new Option(
-        '--accept-deletions',
-        "mark gone what this run found gone even past the job's maxGonePercent (after a night the mass-deletion guard held, once you checked the deployment really removed them)",
-      ).env(OPTION_ENV.acceptDeletions),
-    )
-    .addOption(new Option('--dialect <dialect>', "override the job's response dialect").choices([...DIALECT_NAMES]).env(OPTION_ENV.dialect))
-    .addOption(
-      new Option('--metrics-file <path>', 'write Prometheus text-format metrics of the run (node_exporter textfile collector; the directory must exist)').env(
-        OPTION_ENV.metricsFile,
-      ),
-    );
-  addOutputOptions(addDbOption(cmd)).action(async (jobArg: string, opts: RunOptions) => {
-    const log = loggerFor(opts);
-    const loaded = await loadJob(jobArg);
-    const db = await openDb(dbUrlFrom(opts.db));
-    try {
-      const summary = await whenDatabaseLost(db, loaded.job.name, () =>
-        runJob({
-          loaded,
-          db,
-          log,
-          baseUrl: opts.baseUrl,
-          requestsPerSecond: opts.rps,
-          concurrency: opts.concurrency,
-          full: opts.full ?? false,
-          acceptDeletions: opts.acceptDeletions ?? false,
-          dialect: opts.dialect,
-          progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
-        }),
-      );
-      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-      else printRunSummary(summary, log);
-      if (opts.metricsFile) await writeRunMetrics(opts.metricsFile, summary, log);
-      process.exitCode = summary.exitCode;
-    } finally {
-      await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
-    }
-  });
+  const cmd = program.command('run <job>').description('sweep one job (path to a .json/.ts/.js job file, or a job name under jobs/)');
+  addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'db', 'json', 'log']).action(
+    async (jobArg: string, opts: RunOptions) => {
+      const log = loggerFor(opts);
+      const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+      const statementTimeoutS = opts.statementTimeout ?? defaultStatementTimeoutS;
+      const db = await openDb(dbUrlFrom(opts.db), statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
+      const controller = new AbortController();
+      const stop = stopOnSignal({ db, job: loaded.job.name, log, debug: opts.debug ?? false, controller });
+      try {
+        let summary: RunSummary;
+        try {
+          summary = await whenDatabaseLost(db, loaded.job.name, () =>
+            runJob({
+              loaded,
+              db,
+              log,
+              baseUrl: opts.baseUrl,
+              requestsPerSecond: opts.rps,
+              concurrency: opts.concurrency,
+              full: opts.full ?? false,
+              acceptDeletions: opts.acceptDeletions ?? false,
+              dialect: opts.dialect,
+              signal: controller.signal,
+              progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
+            }),
+          );
+        } catch (error) {
+          // A stop signal says its one line and exits; anything else that ends the run (a lost lease,
+          // a statement timeout, a lost database) leaves no statement of it running on the server.
+          if (stop.stopping) await stop.exited;
+          await db.stop().catch(() => undefined);
+          throw error;
+        }
+        if (stop.stopping) await stop.exited;
+        summary = withEmptyRegionVerdict(summary, loaded.region, log);
+        if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+        else printRunSummary(summary, log);
+        if (opts.metricsFile) await writeRunMetrics(opts.metricsFile, summary, log);
+        process.exitCode = summary.exitCode;
+      } finally {
+        stop.dispose();
+        await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
+      }
+    },
+  );
+}
+
+/**
+ * A CoordInfo sweep of the whole region that saw no object at all is no success: the region is most
+ * likely not where the operator meant (a bbox written [lat, lon, …] is often a valid box elsewhere).
+ * Exit 3 at least, with the order a bbox is read in and the swapped box.
+ */
+function withEmptyRegionVerdict(summary: RunSummary, region: ResolvedRegion, log: Logger): RunSummary {
+  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status === 'failed') return summary;
+  log.warn(`coordInfo: the region answered no object at all in ${summary.coord.requests} request(s): ${regionOrderHint(region)}`);
+  return summary.exitCode === ExitCode.succeeded ? { ...summary, exitCode: ExitCode.partial } : summary;
 }
 
 /**

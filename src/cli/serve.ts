@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import { dbUrlFrom, redactUrl } from '../db/index.js';
 import { lockDataDir } from '../db/lock.js';
 import { ConfigError } from '../errors.js';
-import { createLogger } from '../util/log.js';
-import { addDbOption, positiveNumber, type CommonOptions } from './common.js';
+import { addCommonOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
 
 export const defaultServePort = 5433;
 
@@ -100,7 +99,7 @@ export function connectionHelp(served: Pick<Served, 'host' | 'port' | 'psql' | '
   ];
 }
 
-interface ServeCliOptions extends Pick<CommonOptions, 'db'> {
+interface ServeCliOptions extends Pick<CommonOptions, 'db' | 'logFormat' | 'verbose' | 'debug'> {
   host: string;
   port: number;
   write?: boolean;
@@ -113,14 +112,14 @@ export function registerServe(program: Command): void {
     .option('--host <address>', 'address to listen on (0.0.0.0 opens it to the network: there is no password)', '127.0.0.1')
     .option('--port <n>', 'port (0 = any free port)', (v) => (v === '0' ? 0 : positiveNumber('--port')(v)), defaultServePort)
     .option('--write', 'allow writes (default: every transaction starts read-only)');
-  addDbOption(cmd).action(async (opts: ServeCliOptions) => {
+  addCommonOptions(cmd, ['db', 'log']).action(async (opts: ServeCliOptions) => {
     const url = dbUrlFrom(opts.db);
     if (!url.startsWith('pglite:')) {
       throw new NotEmbeddedError(`serve opens an embedded database (pglite:<dir>); ${redactUrl(url)} is a server already: connect to it directly`, 'db');
     }
     const location = url.slice('pglite:'.length);
     if (location === '' || location.startsWith('memory')) throw new NotEmbeddedError('serve needs a pglite:<dir> on disk, not an in-memory database', 'db');
-    const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
+    const log = loggerFor(opts);
     const served = await startServe({ dataDir: location, host: opts.host, port: opts.port, write: opts.write === true });
     process.stdout.write([`serving ${url} on ${served.host}:${served.port}; Ctrl-C stops it`, ...connectionHelp(served), ''].join('\n'));
     log.info('serving the embedded database', { host: served.host, port: served.port, readOnly: served.readOnly });

@@ -1,10 +1,9 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { COORD_ORDERS, SIM_DIALECTS, STOP_ID_SCHEMES, SimulatorOptionError, parseClock, startSimulator, type CoordOrder, type SimDialect, type StopIdScheme } from '../sim/index.js';
-import { createLogger } from '../util/log.js';
-import { positiveNumber } from './common.js';
+import { addCommonOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
 
-interface SimOptions {
+interface SimOptions extends Pick<CommonOptions, 'json' | 'logFormat' | 'verbose' | 'debug'> {
   host: string;
   port: number;
   seed: number;
@@ -37,7 +36,7 @@ function localIdBase(value: string): number {
 }
 
 export function registerSim(program: Command): void {
-  program
+  const cmd = program
     .command('sim')
     .description('serve the local EFA simulator, on 127.0.0.1 unless --host (the five operations of efa-api.md)')
     .option('--host <address>', 'address to listen on (0.0.0.0 inside a container)', '127.0.0.1')
@@ -55,37 +54,38 @@ export function registerSim(program: Command): void {
         .choices([...COORD_ORDERS])
         .default('distance'),
     )
-    .option('--clock <iso>', 'fix the clock of the moving world (vehicles, parking occupancy), e.g. 2026-11-24T10:00:00+01:00; default: each request\'s arrival time', clockText)
-    .action(async (opts: SimOptions) => {
-      if (opts.world !== undefined && opts.stopIds !== undefined) {
-        throw new ConfigError('--stop-ids: applies only to a generated world, not with --world', '--stop-ids');
-      }
-      if (opts.localIdBase !== undefined && opts.stopIds !== 'local') {
-        throw new ConfigError('--local-id-base: applies only with --stop-ids local', '--local-id-base');
-      }
-      const log = createLogger({ format: process.stderr.isTTY ? 'pretty' : 'json' });
-      const sim = await startSimulator({
-        host: opts.host,
-        port: opts.port,
-        seed: opts.seed,
-        size: opts.size,
-        ...(opts.world ? { worldDir: opts.world } : {}),
-        ...(opts.faults ? { faults: opts.faults } : {}),
-        ...(opts.today ? { today: opts.today } : {}),
-        dialect: opts.dialect,
-        ...(opts.stopIds ? { stopIds: opts.stopIds } : {}),
-        ...(opts.localIdBase !== undefined ? { localIdBase: opts.localIdBase } : {}),
-        coordOrder: opts.coordOrder,
-        ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
-      });
-      log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
-        bbox: sim.world.bbox,
-      });
-      process.stdout.write(`${sim.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => void sim.stop().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+    .option('--clock <iso>', 'fix the clock of the moving world (vehicles, parking occupancy), e.g. 2026-11-24T10:00:00+01:00; default: each request\'s arrival time', clockText);
+  addCommonOptions(cmd, ['json', 'log']).action(async (opts: SimOptions) => {
+    if (opts.world !== undefined && opts.stopIds !== undefined) {
+      throw new ConfigError('--stop-ids: applies only to a generated world, not with --world', '--stop-ids');
+    }
+    if (opts.localIdBase !== undefined && opts.stopIds !== 'local') {
+      throw new ConfigError('--local-id-base: applies only with --stop-ids local', '--local-id-base');
+    }
+    const log = loggerFor(opts);
+    const sim = await startSimulator({
+      host: opts.host,
+      port: opts.port,
+      seed: opts.seed,
+      size: opts.size,
+      ...(opts.world ? { worldDir: opts.world } : {}),
+      ...(opts.faults ? { faults: opts.faults } : {}),
+      ...(opts.today ? { today: opts.today } : {}),
+      dialect: opts.dialect,
+      ...(opts.stopIds ? { stopIds: opts.stopIds } : {}),
+      ...(opts.localIdBase !== undefined ? { localIdBase: opts.localIdBase } : {}),
+      coordOrder: opts.coordOrder,
+      ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
     });
+    log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
+      bbox: sim.world.bbox,
+    });
+    // Scripts read the address from stdout: the URL alone, or with --json what the world holds.
+    process.stdout.write(opts.json ? `${JSON.stringify({ url: sim.url, pins: sim.world.pinCount, bbox: sim.world.bbox })}\n` : `${sim.url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => void sim.stop().then(resolve);
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  });
 }

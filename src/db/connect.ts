@@ -32,7 +32,34 @@ export interface Db {
    * merges them with set-based SQL in the same transaction. Rolled back when `fn` throws.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Stops this process's work on the database, for a process about to exit (SIGTERM, SIGINT, a lost
+   * lease): no connection is handed out any more, and each statement running on one of its
+   * connections is cancelled from a connection of its own (pg_cancel_backend). A server otherwise
+   * goes on executing a statement whose client has gone until it ends, minutes or hours later.
+   * PGlite runs inside the process and ends with it: nothing to do.
+   */
+  stop(): Promise<void>;
   close(): Promise<void>;
+  /** The statement_timeout every statement runs under (PostgreSQL), when one was set. */
+  readonly statementTimeoutMs?: number;
+}
+
+export interface OpenDbOptions {
+  /**
+   * PostgreSQL's statement_timeout for every statement of this connection pool: a ledger statement
+   * that runs away is cancelled by the server instead of holding a core for hours. Not on PGlite,
+   * which runs inside the process (stopping the process stops it).
+   */
+  readonly statementTimeoutMs?: number;
+}
+
+/**
+ * The server refused the database URL itself: the database does not exist, or the role or its
+ * password is refused. Configuration, not a lost database: exit 2, with what to do.
+ */
+export class DatabaseRefusedError extends ConfigError {
+  override name = 'DatabaseRefusedError';
 }
 
 /** A transaction: queries through Kysely, and COPY … FROM of text-format rows, on its one connection. */
@@ -125,6 +152,8 @@ async function openPglite(location: string): Promise<Db> {
           pgliteSession.clear();
           throw e;
         }),
+    // In-process: a stopping process takes its statements with it.
+    stop: async () => undefined,
     close: async () => {
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
@@ -144,18 +173,85 @@ const pgTypes = {
     oid === pgOid.date ? (v: string) => v : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
-function openPostgres(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: 'efa-sync', types: pgTypes });
+/** What the server's SQLSTATE says about a connection it refused, when the URL is at fault. */
+function refusal(error: unknown, url: string): DatabaseRefusedError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const serverSaid = error instanceof Error ? error.message : String(error);
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const where = `${target.hostname}${target.port ? `:${target.port}` : ''}`;
+  const database = decodeURIComponent(target.pathname.slice(1)) || decodeURIComponent(target.username) || 'postgres';
+  const user = decodeURIComponent(target.username) || '(the default user)';
+  const shown = redactUrl(url);
+  if (code === '3D000') {
+    return new DatabaseRefusedError(
+      `database "${database}" does not exist on ${where} (${shown}): create it (createdb -h ${target.hostname}${target.port ? ` -p ${target.port}` : ''} ${database}, or CREATE DATABASE ${database}; ` +
+        'then CREATE EXTENSION postgis in it), or correct the database name in --db / $DATABASE_URL',
+      'db',
+    );
+  }
+  // 28P01: password refused; 28000: no such role, or no pg_hba.conf entry for this host and user.
+  if (code === '28P01' || code === '28000') {
+    return new DatabaseRefusedError(
+      `${where} refused user ${user} (${serverSaid}; ${shown}): check the user name and password in --db / $DATABASE_URL ` +
+        '(or PGPASSWORD, ~/.pgpass), and that pg_hba.conf lets this host connect as that user',
+      'db',
+    );
+  }
+  return undefined;
+}
+
+async function openPostgres(url: string, options: OpenDbOptions): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 4,
+    application_name: 'efa-sync',
+    types: pgTypes,
+    ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
+  });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The server process behind each pooled connection, so `stop` can cancel what they run.
+  const backends = new Set<number>();
+  const backendOf = (client: pg.PoolClient): number | undefined => (client as pg.PoolClient & { processID?: number | null }).processID ?? undefined;
+  pool.on('connect', (client) => {
+    const pid = backendOf(client);
+    if (pid !== undefined) backends.add(pid);
+  });
+  pool.on('remove', (client) => {
+    const pid = backendOf(client);
+    if (pid !== undefined) backends.delete(pid);
+  });
+  let stopped = false;
+  const connect = async (): Promise<pg.PoolClient> => {
+    if (stopped) throw new Error('the database connection is closing: this process is stopping');
+    return pool.connect();
+  };
+  // One connection now: a database that does not exist or a refused role is a configuration error
+  // to report before anything starts, not a "lost database" halfway. Other failures (the server is
+  // down or restarting) are left to the first query, where they are what they are.
+  try {
+    (await pool.connect()).release();
+  } catch (error) {
+    const refused = refusal(error, url);
+    if (refused) {
+      await pool.end().catch(() => undefined);
+      throw refused;
+    }
+  }
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end(), options: pool.options } }) });
   return {
     kysely,
     kind: 'postgres',
     displayUrl: redactUrl(url),
+    ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
     // Without parameters pg uses the simple query protocol, which accepts several statements.
     exec: async (script) => {
-      const client = await pool.connect();
+      const client = await connect();
       try {
         await client.query(script);
       } catch (e) {
@@ -166,7 +262,7 @@ function openPostgres(url: string): Db {
       }
     },
     lockJob: async (job) => {
-      const client = await pool.connect();
+      const client = await connect();
       // A checked-out client is not covered by pool.on('error'): a lost lock connection must not
       // crash the process with an unhandled 'error' event; it ends the lock (`lost`) instead.
       const lost = new AbortController();
@@ -203,7 +299,7 @@ function openPostgres(url: string): Db {
       };
     },
     transaction: async (fn) => {
-      const client = await pool.connect();
+      const client = await connect();
       let broken = false;
       try {
         await client.query('BEGIN');
@@ -219,6 +315,19 @@ function openPostgres(url: string): Db {
         throw e;
       } finally {
         client.release(broken);
+      }
+    },
+    stop: async () => {
+      stopped = true;
+      if (backends.size === 0) return;
+      // A connection of its own, outside the pool: every pooled one may be busy or blocked.
+      const canceller = new pg.Client({ connectionString: url, application_name: 'efa-sync (stopping)', connectionTimeoutMillis: 2_000 });
+      canceller.on('error', () => undefined);
+      try {
+        await canceller.connect();
+        await canceller.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [[...backends]]);
+      } finally {
+        await canceller.end().catch(() => undefined);
       }
     },
     close: () => kysely.destroy(),
@@ -251,8 +360,8 @@ async function copyInto(client: pg.PoolClient, table: string, columns: readonly 
 }
 
 /** Opens `postgres://…` / `postgresql://…` or `pglite:<dir>` (`pglite:memory` for a throwaway one). */
-export async function openDb(url: string): Promise<Db> {
+export async function openDb(url: string, options: OpenDbOptions = {}): Promise<Db> {
   if (url.startsWith('pglite:')) return openPglite(url.slice('pglite:'.length));
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);
   throw new ConfigError(`--db: unsupported database URL "${redactUrl(url)}": use postgres://… or pglite:<dir>`, 'db');
 }

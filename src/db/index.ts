@@ -1,3 +1,3 @@
-export { dbUrlFrom, defaultDbUrl, openDb, redactUrl, type Db } from './connect.js';
+export { DatabaseRefusedError, dbUrlFrom, defaultDbUrl, openDb, redactUrl, type Db, type OpenDbOptions } from './connect.js';
 export { migrate, readMigrations, MigrationChecksumError, type MigrateResult } from './migrate.js';
 export type { Database } from './tables.js';

@@ -1,4 +1,4 @@
-import type { RequestScheduler } from '../http/types.js';
+import type { RequestScheduler, RetryHint } from '../http/types.js';
 import { ConfigError } from '../errors.js';
 import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, createFetchTransport, createRequestScheduler, describeError } from '../http/index.js';
 import type { Transport } from '../http/types.js';
@@ -8,7 +8,7 @@ import { createEfaClient, type EfaClient, type EfaResult } from './client.js';
 import type { Dialect } from './dialect.js';
 import { dialectFor, dialects, type DialectName } from './dialects/index.js';
 import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
-import type { Operation } from './operations.js';
+import { OPERATIONS, type Operation } from './operations.js';
 
 /**
  * What one probe request found out about one operation of a job's upstream:
@@ -91,24 +91,27 @@ export function assertUpstreamUsable(result: ProbeResult): void {
 /** Half the side of the CoordInfo probe box, in degrees: a few hundred metres, so the answer is tiny. */
 const probeBoxHalfDeg = 0.002;
 
-/** Remembers the last body a dialect was asked to parse, so a failed parse can still be classified. */
-function sniffing(inner: Dialect): Dialect & { readonly lastBody: () => unknown } {
-  let last: unknown;
+/**
+ * Remembers the last body a dialect was asked to parse, per operation (the operations are probed at
+ * once), so a failed parse can still be classified.
+ */
+function sniffing(inner: Dialect): Dialect & { readonly lastBody: (operation: Operation) => unknown } {
+  const last = new Map<Operation, unknown>();
   const wrap =
-    <T>(parse: (body: unknown) => T) =>
+    <T>(operation: Operation, parse: (body: unknown) => T) =>
     (body: unknown): T => {
-      last = body;
+      last.set(operation, body);
       return parse(body);
     };
   return {
     ...inner,
-    lastBody: () => last,
+    lastBody: (operation) => last.get(operation),
     parse: {
-      coordInfo: wrap(inner.parse.coordInfo),
-      stopFinder: wrap(inner.parse.stopFinder),
-      servingLines: wrap(inner.parse.servingLines),
-      addInfo: wrap(inner.parse.addInfo),
-      opArea: wrap(inner.parse.opArea),
+      coordInfo: wrap('coordInfo', inner.parse.coordInfo),
+      stopFinder: wrap('stopFinder', inner.parse.stopFinder),
+      servingLines: wrap('servingLines', inner.parse.servingLines),
+      addInfo: wrap('addInfo', inner.parse.addInfo),
+      opArea: wrap('opArea', inner.parse.opArea),
     },
   };
 }
@@ -119,8 +122,41 @@ function recognisedDialects(body: unknown): string[] {
   return order.filter((d) => d.detect(body)).map((d) => d.name);
 }
 
+/**
+ * Connection failures that say the address is wrong, not that the network hiccuped: a refused port
+ * and a name that does not exist (EAI_AGAIN, a resolver that did not answer, is retried as usual).
+ */
+const finalConnectionCodes: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND']);
+
+/**
+ * A probe request that met a refused port or an unknown host. Not retryable: the probe is there to
+ * fail fast, and backing off four times against a closed port only delays the exit 2 by seconds.
+ */
+class ProbeUnreachable extends Error implements RetryHint {
+  override readonly name = 'ProbeUnreachable';
+  readonly retryable = false;
+  constructor(readonly connection: HttpConnectionError) {
+    super(connection.message, { cause: connection });
+  }
+}
+
+/** The transport the probe sends through: the run's own, with final connection failures made final. */
+function failFast(inner: Transport): Transport {
+  return {
+    send: async (request) => {
+      try {
+        return await inner.send(request);
+      } catch (error) {
+        if (error instanceof HttpConnectionError && error.code !== undefined && finalConnectionCodes.has(error.code)) throw new ProbeUnreachable(error);
+        throw error;
+      }
+    },
+  };
+}
+
 const connectionCauseOf = (error: unknown): HttpConnectionError | undefined => {
   if (error instanceof HttpConnectionError) return error;
+  if (error instanceof ProbeUnreachable) return error.connection;
   if (error instanceof RetriesExhaustedError) return connectionCauseOf(error.cause);
   return undefined;
 };
@@ -219,13 +255,14 @@ export async function probeUpstream(
   const headers = resolveHeaders(job, options.env ?? process.env);
   const client = createEfaClient({
     baseUrl,
-    transport: options.transport ?? createFetchTransport(),
+    transport: failFast(options.transport ?? createFetchTransport()),
     // One retry: a single 5xx blip should not fail a check; a wrong URL fails the same way twice.
+    // The operations are asked at once (a handful of requests), within the job's rate.
     scheduler:
       options.scheduler ??
       createRequestScheduler({
         requestsPerSecond: job.rateLimit.requestsPerSecond,
-        concurrency: 1,
+        concurrency: OPERATIONS.length,
         retries: 1,
         timeoutMs: options.timeoutMs ?? Math.min(job.rateLimit.timeoutMs, 15_000),
       }),
@@ -239,19 +276,24 @@ export async function probeUpstream(
   const centre = pointInRegion(loaded.region);
   const sweeps = job.sweeps;
   let stopIdSeen: string | undefined;
+  // ServingLines for stops asks about the stop the CoordInfo probe saw, so it waits for that probe.
+  let coordProbed: Promise<unknown> = Promise.resolve();
 
   const requests: [Operation, ProbeRequest][] = [];
   if (sweeps.coord || sweeps.vehicles || sweeps.parking) {
     const types = sweeps.coord?.types ?? ['ANY'];
     requests.push(['coordInfo', {
-      send: async (c) => {
-        const result = await c.coordInfoBox({
+      send: (c) => {
+        const probe = c.coordInfoBox({
           bbox: [centre.lon - probeBoxHalfDeg, centre.lat - probeBoxHalfDeg, centre.lon + probeBoxHalfDeg, centre.lat + probeBoxHalfDeg],
           filters: types.map((type) => ({ type })),
           max: 1,
+        }).then((result) => {
+          stopIdSeen = result.records.find((p) => p.type === 'STOP' && p.id)?.id ?? undefined;
+          return result;
         });
-        stopIdSeen = result.records.find((p) => p.type === 'STOP' && p.id)?.id ?? undefined;
-        return result;
+        coordProbed = probe.catch(() => undefined);
+        return probe;
       },
     }]);
   }
@@ -266,6 +308,7 @@ export async function probeUpstream(
       : sweeps.servingLines.forStops
         ? {
             send: async (c) => {
+              await coordProbed;
               // The CoordInfo probe may have returned a POI: ask once more for one stop near the centre.
               stopIdSeen ??= await findStopNear(c, centre);
               if (stopIdSeen === undefined) throw new NoStopToAsk();
@@ -280,39 +323,33 @@ export async function probeUpstream(
   }
   if (sweeps.opArea) requests.push(['opArea', { send: (c) => c.opArea({ opareaSM: 'ALL', operatingZoneGeometry: false }) }]);
 
-  const checks: ProbeCheck[] = [];
-  for (const [operation, request] of requests) {
-    if ('skip' in request) {
-      checks.push({ operation, outcome: 'skipped', message: `skipped: ${request.skip}`, durationMs: 0 });
-      continue;
-    }
+  // Every operation at once: a dead upstream is known after one round trip, not one per operation.
+  const checks = await Promise.all(requests.map(([operation, request]) => probeOne(operation, request)));
+  async function probeOne(operation: Operation, request: ProbeRequest): Promise<ProbeCheck> {
+    if ('skip' in request) return { operation, outcome: 'skipped', message: `skipped: ${request.skip}`, durationMs: 0 };
     const started = Date.now();
     try {
       const result = await request.send(client);
-      const body = dialect.lastBody();
+      const body = dialect.lastBody(operation);
       const recognised = recognisedDialects(body);
       // `auto` reads any dialect; a named one must recognise its own answer, not merely survive parsing it.
       if (dialectName !== 'auto' && recognised.length > 0 && !recognised.includes(dialectName)) {
         const first = recognised[0] ?? '';
-        checks.push({
+        return {
           operation, outcome: 'wrong-dialect', status: result.status, answeredIn: first, durationMs: Date.now() - started,
           message: `the answer is in the ${first} dialect, the job reads ${dialectName}`,
           hint: `set "dialect": "${first}" in the job (or "auto"), or pass --dialect ${first}`,
-        });
-        continue;
+        };
       }
       const answeredIn = dialectName === 'auto' ? recognised[0] : dialectName;
-      checks.push({
+      return {
         operation, outcome: 'ok', status: result.status, durationMs: Date.now() - started,
         message: `HTTP ${result.status}, ${result.records.length} record${result.records.length === 1 ? '' : 's'}${answeredIn ? `, ${answeredIn} dialect` : ''}`,
         ...(answeredIn ? { answeredIn } : {}),
-      });
+      };
     } catch (error) {
-      if (error instanceof NoStopToAsk) {
-        checks.push({ operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 });
-        continue;
-      }
-      checks.push({ operation, durationMs: Date.now() - started, ...classifyFailure(operation, error, dialectName, dialect.lastBody()) });
+      if (error instanceof NoStopToAsk) return { operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 };
+      return { operation, durationMs: Date.now() - started, ...classifyFailure(operation, error, dialectName, dialect.lastBody(operation)) };
     }
   }
   const configurationErrors = checks.filter((c) => CONFIGURATION_OUTCOMES.has(c.outcome));

@@ -253,13 +253,41 @@ export function validateJob(input: unknown, source = 'job'): Job {
   return result.data;
 }
 
-export async function loadJob(arg: string, cwd = process.cwd()): Promise<LoadedJob> {
+/** What the command line or the environment supplies for a job that may leave it out. */
+export interface JobOverrides {
+  /** `--base-url` / `$EFA_BASE_URL`: a job without `baseUrl` takes it (Compose, Kubernetes set it per deployment). */
+  readonly baseUrl?: string | undefined;
+}
+
+/** A job without baseUrl takes the one the command line or the environment gives; with neither, the error says where to set it. */
+function withBaseUrl(source: unknown, file: string, overrides: JobOverrides): unknown {
+  if (typeof source !== 'object' || source === null || Array.isArray(source) || 'baseUrl' in source) return source;
+  if (overrides.baseUrl === undefined || overrides.baseUrl === '') {
+    throw new ConfigError(`${file}: baseUrl: not set: give it in the job, or with --base-url or $EFA_BASE_URL`, 'baseUrl');
+  }
+  return { ...source, baseUrl: overrides.baseUrl };
+}
+
+export async function loadJob(arg: string, cwd = process.cwd(), overrides: JobOverrides = {}): Promise<LoadedJob> {
   const file = resolveJobFile(arg, cwd);
-  const job = validateJob(await readJobSource(file), file);
+  const job = validateJob(withBaseUrl(await readJobSource(file), file, overrides), file);
   const region = await resolveRegion(job, file);
   const hash = createHash('sha256')
     .update(JSON.stringify({ region, sweeps: job.sweeps, baseUrl: job.baseUrl }))
     .digest('hex')
     .slice(0, 16);
   return { job, file, region, hash };
+}
+
+/**
+ * What to tell an operator whose region held no object at all: the order a bbox is read in, and the
+ * same box with its pairs swapped when that is a valid box too (a [lat, lon, lat, lon] box over
+ * Europe is a valid box in the Indian Ocean or the Horn of Africa, so only the answer can show it).
+ */
+export function regionOrderHint(region: ResolvedRegion): string {
+  if (!('bbox' in region)) return 'region.geojson: GeoJSON positions are [lon, lat], longitude first';
+  const [minLon, minLat, maxLon, maxLat] = region.bbox;
+  const read = `region.bbox is read as [minLon, minLat, maxLon, maxLat]: longitude ${minLon} to ${maxLon}, latitude ${minLat} to ${maxLat}`;
+  const swappable = Math.abs(minLat) <= 180 && Math.abs(maxLat) <= 180 && Math.abs(minLon) <= 90 && Math.abs(maxLon) <= 90;
+  return swappable ? `${read}; if you wrote [lat, lon, …], the box is [${minLat}, ${minLon}, ${maxLat}, ${maxLon}]` : read;
 }

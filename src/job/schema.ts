@@ -12,11 +12,14 @@ import { isSecretName } from '../util/redact.js';
  * because a misspelt option that is silently ignored is worse than a failed start.
  */
 
-const longitude = z.number().min(-180, 'longitude must be >= -180').max(180, 'longitude must be <= 180');
-const latitude = z.number().min(-90, 'latitude must be >= -90').max(90, 'latitude must be <= 90');
+// A bbox written [lat, lon, lat, lon] (as many map tools show coordinates) fails here when a
+// longitude lands where a latitude must be; the message names the order and the likely fix.
+const orderHint = 'a bbox is [minLon, minLat, maxLon, maxLat], longitude first: [lat, lon, …] must be swapped';
+const bboxLongitude = z.number().min(-180, `longitude must be >= -180 (${orderHint})`).max(180, `longitude must be <= 180 (${orderHint})`);
+const bboxLatitude = z.number().min(-90, `latitude must be >= -90 (${orderHint})`).max(90, `latitude must be <= 90 (${orderHint})`);
 
 export const bboxSchema = z
-  .tuple([longitude, latitude, longitude, latitude])
+  .tuple([bboxLongitude, bboxLatitude, bboxLongitude, bboxLatitude])
   .superRefine(([minLon, minLat, maxLon, maxLat], ctx) => {
     if (minLon >= maxLon) ctx.addIssue({ code: 'custom', path: [0], message: `minLon ${minLon} must be < maxLon ${maxLon}` });
     if (minLat >= maxLat) ctx.addIssue({ code: 'custom', path: [1], message: `minLat ${minLat} must be < maxLat ${maxLat}` });

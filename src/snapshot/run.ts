@@ -2,7 +2,7 @@ import type { Db } from '../db/connect.js';
 import { finishRun, LeaseLostError, stampRunEnd, type OpenedRun } from '../db/ledger.js';
 import type { RunMeta, SnapshotMeta, UnitStats } from '../db/run-record.js';
 import { dropSnapshotPartitions, ensureSnapshotPartitions, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
-import { errorText, ExitCode, isFatal } from '../errors.js';
+import { errorText, ExitCode, isFatal, RunStoppedError } from '../errors.js';
 import type { Job, LoadedJob } from '../job/index.js';
 import type { JobClient } from '../sweep/client.js';
 import { dialectInUse } from '../sweep/client.js';
@@ -76,7 +76,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
   } catch (error) {
     failure = error;
   }
-  if (failure instanceof LeaseLostError) throw failure;
+  if (failure instanceof LeaseLostError || failure instanceof RunStoppedError) throw failure;
   const taken: Taken[] = failure === undefined ? [vehicles, parking].filter((s): s is NonNullable<typeof s> => s !== undefined) : [];
   const statuses = taken.map((s) => s.record.status);
   const status: RunSummary['status'] =

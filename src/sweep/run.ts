@@ -31,7 +31,7 @@ import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';
 import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
 import { entities, RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.js';
-import { errorText, ExitCode, isFatal } from '../errors.js';
+import { errorText, ExitCode, isFatal, isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
@@ -262,7 +262,10 @@ async function sweepAndFinish(
   } finally {
     progress.stop();
   }
-  if (failure instanceof LeaseLostError) throw failure;
+  // Taken over, told to stop (whatever the cancelled work failed with), or a statement cancelled by
+  // the server's statement_timeout: commit nothing more; the run stays running for the next run to resume.
+  if (opts.signal?.aborted) throw opts.signal.reason;
+  if (failure instanceof LeaseLostError || failure instanceof RunStoppedError || isStatementTimeout(failure)) throw failure;
   return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
 }
 

@@ -69,9 +69,17 @@ export function isSecretName(name: string): boolean {
 export const UNPARSEABLE_URL = '[unparseable url]';
 
 /**
+ * A database URL's lone user name is a role, not a credential: the password comes from elsewhere
+ * (PGPASSWORD, ~/.pgpass, trust or peer authentication), and hiding the role hides the one thing an
+ * operator needs to see when the server refuses it.
+ */
+const databaseSchemes: ReadonlySet<string> = new Set(['postgres:', 'postgresql:']);
+const loneUserIsSecret = (url: URL): boolean => url.username !== '' && url.password === '' && !databaseSchemes.has(url.protocol);
+
+/**
  * The URL as safe to show: the password replaced (the user name is kept, it helps to tell
- * accounts apart), a lone user name replaced too (it is then usually a token, `https://TOKEN@host`),
- * and the value of every secret-named query parameter replaced. A string that does not parse as a
+ * accounts apart), a lone user name replaced too (it is then usually a token, `https://TOKEN@host`;
+ * not in a postgres:// URL, where it is the role), and the value of every secret-named query parameter replaced. A string that does not parse as a
  * URL gives `[unparseable url]`, since its secrets cannot be told apart.
  */
 export function redactUrl(url: URL | string): string {
@@ -88,7 +96,7 @@ export function redactUrl(url: URL | string): string {
 function hideUrlSecrets(url: URL): URL {
   const copy = new URL(url.href);
   if (copy.password !== '') copy.password = REDACTED;
-  else if (copy.username !== '') copy.username = REDACTED;
+  else if (loneUserIsSecret(copy)) copy.username = REDACTED;
   for (const name of new Set(copy.searchParams.keys())) {
     if (isSecretName(name)) copy.searchParams.set(name, REDACTED);
   }
@@ -96,7 +104,7 @@ function hideUrlSecrets(url: URL): URL {
 }
 
 function hasUrlSecrets(url: URL): boolean {
-  return url.password !== '' || url.username !== '' || [...url.searchParams.keys()].some(isSecretName);
+  return url.password !== '' || loneUserIsSecret(url) || [...url.searchParams.keys()].some(isSecretName);
 }
 
 /**
@@ -145,7 +153,7 @@ export function collectSecrets(sources: SecretSources): string[] {
       continue;
     }
     if (url.password !== '') values.push(...formsOf(url.password));
-    else if (url.username !== '') values.push(...formsOf(url.username));
+    else if (loneUserIsSecret(url)) values.push(...formsOf(url.username));
     for (const [name, value] of url.searchParams) {
       if (isSecret(name)) values.push(...formsOf(value));
     }

@@ -77,7 +77,7 @@ describe('configuration the way operators pass it', () => {
   it('checks option values from the environment like those on the command line', async () => {
     const rps = await runCli(['run', 'no-such-job'], { ...clean, EFA_RPS: '0' });
     expect(rps.code).toBe(2);
-    expect(jsonLines(rps.stderr)[0]).toMatchObject({ msg: '--rps: expected a positive number, got "0"', exitCode: 2 });
+    expect(jsonLines(rps.stderr)[0]).toMatchObject({ msg: 'EFA_RPS: expected a positive number, got "0"', exitCode: 2 });
     const dialect = await runCli(['run', 'no-such-job'], { ...clean, EFA_DIALECT: 'klingon' });
     expect(dialect.code).toBe(2);
     expect(dialect.stderr).toContain("value 'klingon' from env 'EFA_DIALECT' is invalid");

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OPTION_ENV } from '../../src/cli/common.js';
 import { runCli } from '../helpers/cli.js';
 
 /** One option of a command as its --help lists it. */
@@ -86,11 +87,12 @@ export async function argvProblems(cli: CliSurface, argv: readonly string[]): Pr
 }
 
 /**
- * The environment variables efa-sync itself reads (`env['X']` in src/), plus those its libraries read:
- * Node's NODE_ENV and the libpq variables `pg` honours.
+ * The environment variables efa-sync itself reads (`env['X']` in src/, and the common options'
+ * variables, which commander reads through `Option.env`), plus those its libraries read: Node's
+ * NODE_ENV and the libpq variables `pg` honours.
  */
 export async function environmentVariablesRead(srcDir: string): Promise<Set<string>> {
-  const names = new Set(['NODE_ENV', 'PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE', 'PGSSLMODE', 'PGAPPNAME']);
+  const names = new Set<string>(['NODE_ENV', 'PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE', 'PGSSLMODE', 'PGAPPNAME', ...Object.values(OPTION_ENV)]);
   const files = (await readdir(srcDir, { recursive: true })).filter((f) => f.endsWith('.ts'));
   for (const file of files) {
     const text = await readFile(join(srcDir, file), 'utf8');
