@@ -66,7 +66,7 @@ describe.skipIf(!existsSync(cli))('snapshots at the time asked for: run --now / 
       sweeps: { vehicles: { maxPerRequest: 50 }, parking: { realtime: true, maxPerRequest: 40 } },
     }));
     await writeFile(nightlyJob, JSON.stringify({
-      name: 'nightly', baseUrl: sim.url, region: { bbox: [...region] }, sweeps: { coord: { types: ['STOP'], maxPerRequest: 100 } },
+      name: 'nightly', baseUrl: sim.url, region: { bbox: [...region] }, rateLimit: { requestsPerSecond: 50, concurrency: 2 }, sweeps: { coord: { types: ['STOP'], maxPerRequest: 100 } },
     }));
     for (const t of times) {
       // The demo: the simulator's moving world at the time the snapshot is taken as (sim --clock).
@@ -114,7 +114,7 @@ describe.skipIf(!existsSync(cli))('snapshots at the time asked for: run --now / 
     const env = await runBuilt(['run', snapshotJob, '--db', db.url, '--log-format', 'json'], { EFA_NOW: 'yesterday 3pm' });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('EFA_NOW: expected an ISO 8601 time with a zone');
-    expect(env.stderr).toContain('"yesterday 3pm"');
+    expect(env.stderr).toContain('got \\"yesterday 3pm\\"');
     const noZone = await runBuilt(['run', snapshotJob, '--db', db.url, '--log-format', 'json', '--now', '2026-11-20T03:00:00']);
     expect(noZone.code).toBe(2);
     expect(noZone.stderr).toContain('--now: expected an ISO 8601 time with a zone');
