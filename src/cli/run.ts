@@ -1,14 +1,13 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DIALECT_NAMES, type DialectName } from '../efa/dialects/index.js';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
-import { loadJob } from '../job/index.js';
+import { isSnapshotJob, loadJob } from '../job/index.js';
 import type { RateHistory } from '../sweep/client.js';
 import { PROBE_OPERATION, runJob, type RunSummary } from '../sweep/run.js';
 import { ConfigError, errorText } from '../errors.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { isSnapshotJob } from '../job/index.js';
 import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addDbOption, addOutputOptions, baseUrlOption, loggerFor, OPTION_ENV, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
