@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { dbUrlFrom, migrate, openDb, type Db } from '../db/index.js';
 import { DIALECT_NAMES } from '../efa/dialects/index.js';
 import { ConfigError, DatabaseUnavailableError, ExitCode, StatementTimeoutError, errorText, exitCodeOf, isStatementTimeout } from '../errors.js';
-import { createLogger, LOG_FORMATS, redactSecretsInText, stderrLogOutput, type LogFormat, type Logger } from '../util/log.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, redactSecretsInText, stderrLogOutput, type LogFormat, type Logger, type LogLevel } from '../util/log.js';
 
 /** Options every command that touches the database or the API understands (contract section 2). */
 export interface CommonOptions {
@@ -11,6 +11,8 @@ export interface CommonOptions {
   baseUrl?: string;
   json?: boolean;
   logFormat?: LogFormat;
+  logLevel?: LogLevel;
+  quiet?: boolean;
   verbose?: boolean;
   debug?: boolean;
 }
@@ -25,6 +27,8 @@ export const OPTION_ENV = {
   baseUrl: 'EFA_BASE_URL',
   json: 'EFA_JSON',
   logFormat: 'EFA_LOG_FORMAT',
+  logLevel: 'EFA_LOG_LEVEL',
+  quiet: 'EFA_QUIET',
   verbose: 'EFA_VERBOSE',
   debug: 'EFA_DEBUG',
   rps: 'EFA_RPS',
@@ -158,7 +162,9 @@ export function addLogOptions(cmd: Command): Command {
         .choices([...LOG_FORMATS])
         .env(OPTION_ENV.logFormat),
     )
-    .addOption(new Option('-v, --verbose', 'debug logging').env(OPTION_ENV.verbose))
+    .addOption(new Option('--log-level <level>', 'least severe level logged (default info; wins over --quiet and --verbose)').choices([...LOG_LEVELS]).env(OPTION_ENV.logLevel))
+    .addOption(new Option('-q, --quiet', 'warnings and errors only (--log-level warn)').env(OPTION_ENV.quiet))
+    .addOption(new Option('-v, --verbose', 'debug logging (--log-level debug): rate changes, retries').env(OPTION_ENV.verbose))
     .addOption(new Option('--debug', 'print the stack trace of an error that ends the command').env(OPTION_ENV.debug));
 }
 
@@ -188,8 +194,16 @@ export function dropUnsetEnvironment(program: Command, env: NodeJS.ProcessEnv = 
 /** How the CLI itself speaks: log format and level, and whether errors show their stack. */
 export interface OutputSettings {
   readonly format: LogFormat;
-  readonly verbose: boolean;
+  readonly level: LogLevel;
   readonly debug: boolean;
+}
+
+/**
+ * The level a command logs at: `--log-level` (EFA_LOG_LEVEL) when given, else `warn` for `--quiet`
+ * (EFA_QUIET), `debug` for `--verbose` (EFA_VERBOSE), else `info`.
+ */
+export function logLevelOf(opts: { readonly logLevel?: LogLevel | undefined; readonly quiet?: boolean | undefined; readonly verbose?: boolean | undefined }): LogLevel {
+  return opts.logLevel ?? (opts.quiet ? 'warn' : opts.verbose ? 'debug' : 'info');
 }
 
 /**
@@ -197,19 +211,27 @@ export interface OutputSettings {
  * before commander has parsed the options (a parse error, an option's value rejected).
  */
 export function outputSettingsFromArgv(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OutputSettings {
-  let format: string | undefined;
-  argv.forEach((arg, i) => {
-    if (arg === '--log-format') format = argv[i + 1];
-    else if (arg.startsWith('--log-format=')) format = arg.slice('--log-format='.length);
-  });
-  format ??= env[OPTION_ENV.logFormat];
+  const valueOf = (name: string): string | undefined => {
+    let value: string | undefined;
+    argv.forEach((arg, i) => {
+      if (arg === name) value = argv[i + 1];
+      else if (arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
+    });
+    return value;
+  };
+  const format = valueOf('--log-format') ?? env[OPTION_ENV.logFormat];
+  const level = valueOf('--log-level') ?? env[OPTION_ENV.logLevel]?.trim();
   const flag = (name: string, short: string | undefined, envName: string): boolean => {
     const value = env[envName]?.trim();
     return argv.includes(name) || (short !== undefined && argv.includes(short)) || (value !== undefined && value !== '' && !falseWords.test(value));
   };
   return {
     format: LOG_FORMATS.find((f) => f === format) ?? defaultLogFormat(),
-    verbose: flag('--verbose', '-v', OPTION_ENV.verbose),
+    level: logLevelOf({
+      logLevel: LOG_LEVELS.find((l) => l === level),
+      quiet: flag('--quiet', '-q', OPTION_ENV.quiet),
+      verbose: flag('--verbose', '-v', OPTION_ENV.verbose),
+    }),
     debug: flag('--debug', undefined, OPTION_ENV.debug),
   };
 }
@@ -218,7 +240,7 @@ export function outputSettingsFromArgv(argv: readonly string[], env: NodeJS.Proc
 export function outputSettingsFrom(opts: CommonOptions, fallback: OutputSettings): OutputSettings {
   return {
     format: opts.logFormat ?? fallback.format,
-    verbose: opts.verbose ?? fallback.verbose,
+    level: opts.logLevel !== undefined || opts.quiet !== undefined || opts.verbose !== undefined ? logLevelOf(opts) : fallback.level,
     debug: opts.debug ?? fallback.debug,
   };
 }
@@ -228,7 +250,7 @@ function defaultLogFormat(): LogFormat {
 }
 
 export function loggerFor(opts: CommonOptions): Logger {
-  return createLogger({ format: opts.logFormat ?? defaultLogFormat(), level: opts.verbose ? 'debug' : 'info' });
+  return createLogger({ format: opts.logFormat ?? defaultLogFormat(), level: logLevelOf(opts) });
 }
 
 /** Opens the database the options name and brings its schema up to date. */

@@ -1,11 +1,15 @@
-import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
 import type { DialectName } from '../efa/dialects/index.js';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
-import { loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
-import { runJob, type RunSummary } from '../sweep/run.js';
-import { errorText, ExitCode } from '../errors.js';
-import type { Logger } from '../util/log.js';
+import { isSnapshotJob, loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
+import type { RateHistory } from '../sweep/client.js';
+import { PROBE_OPERATION, runJob, type RunSummary } from '../sweep/run.js';
+import { ConfigError, errorText, ExitCode } from '../errors.js';
+import { parseClock } from '../sim/clock.js';
+import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
 
@@ -17,13 +21,16 @@ interface RunOptions extends CommonOptions {
   full?: boolean;
   statementTimeout?: number;
   acceptDeletions?: boolean;
+  now?: string;
 }
 
 export function printRunSummary(summary: RunSummary, log: Logger): void {
   const rel = Object.entries(summary.relations)
     .map(([k, s]) => `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`)
     .join(', ');
-  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries)`);
+  const probe = summary.requestsByOperation[PROBE_OPERATION] ?? 0;
+  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''})`);
+  if (summary.rate) log.info(rateLine(summary.rate, summary.retries));
   if (rel) log.info(`rows: ${rel}`);
   if (summary.coord) {
     log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);
@@ -33,14 +40,71 @@ export function printRunSummary(summary: RunSummary, log: Logger): void {
   if (summary.failures.length > 10) log.warn(`… and ${summary.failures.length - 10} more failures (efa.run_tiles has them all)`);
 }
 
+/** `--now`'s environment variable. */
+export const NOW_ENV = 'EFA_NOW';
+
+/**
+ * `--now`: an ISO 8601 instant with a zone (the format of `sim --clock`), a real calendar time
+ * (no 31 April, no 25:00, which Date would roll over silently).
+ */
+export function parseNow(text: string, name: string): Date {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text);
+  const [year, month, day, hour, minute, second] = (parts?.slice(1) ?? []).map((p) => Number(p ?? 0));
+  const calendar = parts !== null && month !== undefined && month >= 1 && month <= 12 && day !== undefined && year !== undefined &&
+    day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate() && (hour ?? 0) < 24 && (minute ?? 0) < 60 && (second ?? 0) < 60;
+  const bad = new ConfigError(`${name}: expected an ISO 8601 time with a zone, e.g. 2026-11-24T08:00:00+01:00 or 2026-11-24T07:00:00Z, got "${text}"`, name);
+  if (!calendar) throw bad;
+  try {
+    return parseClock(text, name);
+  } catch {
+    throw bad;
+  }
+}
+
+/**
+ * Opens the database, saying so first when it is the embedded one: PGlite loads PostgreSQL compiled
+ * to WebAssembly, and a first start (initdb) takes about 15 s in which nothing else would be printed.
+ */
+async function openDbSaying(url: string, log: Logger, options: Parameters<typeof openDb>[1] = {}): Promise<Awaited<ReturnType<typeof openDb>>> {
+  if (url.startsWith('pglite:') && url !== 'pglite:memory') {
+    const dir = url.slice('pglite:'.length);
+    const first = !existsSync(join(dir, 'PG_VERSION'));
+    log.info(`opening the embedded database ${dir}${first ? ' (first start: creating it takes 15 s or more)' : ''}…`);
+  }
+  return openDb(url, options);
+}
+
+/** The one line about the adaptive rate and retries (each change is a debug line). */
+export function rateLine(rate: RateHistory, retries: number): string {
+  const rps = (n: number): string => (Math.round(n * 10) / 10).toString();
+  const moves = rate.changes === 0 ? `steady at ${rps(rate.ceiling)} rps` : `${rate.changes} change${rate.changes === 1 ? '' : 's'}, between ${rps(rate.lowest)} and ${rps(rate.highest)} rps`;
+  return `rate: ${moves}; ${retries} retr${retries === 1 ? 'y' : 'ies'}`;
+}
+
 export function registerRun(program: Command): void {
-  const cmd = program.command('run <job>').description('sweep one job (path to a .json/.ts/.js job file, or a job name under jobs/)');
+  const cmd = program
+    .command('run <job>')
+    .description('sweep one job (path to a .json/.ts/.js job file, or a job name under jobs/)')
+    .addOption(
+      new Option('--now <iso>', 'snapshot jobs: the time the snapshot is taken and stored as (ISO 8601 with a zone, e.g. 2026-11-24T08:00:00+01:00), for backfills and demos against `sim --clock`').env(
+        NOW_ENV,
+      ),
+    );
   addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'db', 'json', 'log']).action(
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
+      // Named as the operator gave it: on the command line or in the environment.
+      const nowName = cmd.getOptionValueSource('now') === 'env' ? NOW_ENV : '--now';
+      const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
       const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+      if (takenAt !== undefined && !isSnapshotJob(loaded.job)) {
+        throw new ConfigError(
+          `${nowName}: job ${loaded.job.name} is a nightly job; only a snapshot job (sweeps.vehicles or sweeps.parking) takes a time. Unset ${nowName}${nowName === NOW_ENV ? '' : ` (and ${NOW_ENV})`} for this job.`,
+          nowName,
+        );
+      }
       const statementTimeoutS = opts.statementTimeout ?? defaultStatementTimeoutS;
-      const db = await openDb(dbUrlFrom(opts.db), statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
+      const db = await openDbSaying(dbUrlFrom(opts.db), log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
       const controller = new AbortController();
       const stop = stopOnSignal({ db, job: loaded.job.name, log, debug: opts.debug ?? false, controller });
       try {
@@ -58,7 +122,8 @@ export function registerRun(program: Command): void {
               acceptDeletions: opts.acceptDeletions ?? false,
               dialect: opts.dialect,
               signal: controller.signal,
-              progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
+              progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
+              ...(takenAt !== undefined ? { takenAt } : {}),
             }),
           );
         } catch (error) {

@@ -33,24 +33,58 @@ const table = (head: readonly string[], rows: readonly (readonly string[])[], cl
 
 const iso = (d: Date | null): string => (d ? d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—');
 
-function summarySection(d: ReportData, rebuilt: number, retries: number): string {
+/**
+ * The run's requests as counted when they were sent (efa.runs.requests, and meta.requestsByOperation
+ * by operation, the upstream probe as `probe`): the figures of the run's summary line and --json.
+ */
+function requestsCell(r: ReportData['run']): string {
+  const byOp = Object.entries(r.meta?.requestsByOperation ?? {}).filter(([, n]) => n > 0);
+  const counted = byOp.reduce((n, [, k]) => n + k, 0);
+  const parts = byOp.map(([op, n]) => `${esc(op)} ${num(n)}`).join(', ');
+  // A resumed run's total includes the requests of the process interrupted before it, whose
+  // breakdown was never written.
+  const earlier = r.requests - counted;
+  return `${num(r.requests)}${parts ? ` <small>(${parts}${earlier > 0 ? `, ${num(earlier)} before the run was resumed` : ''})</small>` : ''}`;
+}
+
+function summarySection(d: ReportData, retries: number): string {
   const r = d.run;
   const units = r.meta?.units ?? {};
   const rows: [string, string][] = [
     ['job', esc(r.job)], ['run', esc(r.runId)], ['status', `<span class="status s-${esc(r.status)}">${esc(r.status)}</span>`],
     ['started', esc(iso(r.startedAt))], ['finished', esc(iso(r.finishedAt))],
     ['duration', r.durationS === null ? '—' : `${num(r.durationS, 1)} s`],
-    ['requests', `${num(r.requests)} <small>(efa.runs; ${num(rebuilt)} rebuilt from the units below)</small>`],
-    ['retries', `${num(retries)} <small>(from efa.run_tiles attempts)</small>`],
-    ['rejects', num(r.meta?.rejects ?? 0)],
+    ['requests', requestsCell(r)],
+    ['retries', num(retries)],
+    ...(d.snapshotRun ? [] : [['rejects', num(r.meta?.rejects ?? 0)] as [string, string]]),
     ...(r.meta && r.meta.heldDeletions.length > 0
       ? [['deletions held', `<span class="error">${r.meta.heldDeletions.map((h) => esc(`${h.relation}: ${h.wouldMark} of ${h.liveInScope} rows (over maxGonePercent ${h.maxGonePercent})`)).join('; ')}</span>`] as [string, string]]
       : []),
     ['error', r.error ? `<span class="error">${esc(r.error)}</span>` : '—'],
   ];
   const unitRows = Object.entries(units).map(([op, u]) => [esc(op), ...(['done', 'incomplete', 'split', 'capped', 'failed'] as const).map((k) => num(u[k]))]);
+  const unitsTitle = d.snapshotRun ? 'Tiles per snapshot' : 'Units of work';
   return `<section><h2>Run</h2><table class="kv">${rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('')}</table>` +
-    (unitRows.length ? `<h3>Units of work</h3>${table(['operation', 'done', 'incomplete', 'split', 'capped', 'failed'], unitRows, 'num')}` : '') + '</section>';
+    (unitRows.length ? `<h3>${unitsTitle}</h3>${table(['operation', 'done', 'incomplete', 'split', 'capped', 'failed'], unitRows, 'num')}` : '') + '</section>';
+}
+
+/** What a snapshot run saw, per kind: its time, status, rows against the requests it took, its gaps. */
+function snapshotRunSection(d: ReportData): string {
+  const taken = d.run.meta?.snapshots ?? [];
+  if (taken.length === 0) return '<section><h2>Snapshot</h2><p>This run stored no snapshot: it failed before one was taken (see the error above).</p></section>';
+  const rows = taken.map((s) => {
+    const tiles = d.units.filter((u) => u.operation === s.kind);
+    return [esc(s.kind), esc(s.takenAt.replace('T', ' ').slice(0, 19) + ' UTC'), `<span class="status s-${s.status === 'complete' ? 'done' : s.status}">${esc(s.status)}</span>`,
+      num(s.rows), num(s.objects), num(tiles.filter((t) => t.status !== 'split').length), num(s.tilesFailed), num(s.tilesCapped),
+      `${num(s.requests)} (floor ${num(s.floor)})`, num(s.detailRequests)];
+  });
+  const parking = taken.find((s) => s.kind === 'parking');
+  const parkingNote = parking
+    ? ` The parking snapshot's ${num(parking.rows)} objects are the map's parking layer, each with its free places as it answered.`
+    : '';
+  return `<section><h2>Snapshot</h2><p class="note">What this run saw at its snapshot time. A snapshot with a failed or capped tile is ` +
+    `<b>partial</b>: its gap is kept in efa.snapshot_tiles and the views do not count it.${parkingNote}</p>` +
+    table(['kind', 'taken at', 'status', 'rows', 'objects', 'tiles', 'failed', 'capped or incomplete', 'requests', 'detail requests'], rows, 'num') + '</section>';
 }
 
 function rowsSection(d: ReportData): string {
@@ -79,8 +113,9 @@ function problemsSection(units: readonly ReportUnit[]): string {
 function problemList(tiles: readonly (ReportUnit & { bbox: readonly number[] })[]): string {
   const failed = tiles.filter((t) => t.status === 'failed');
   const capped = tiles.filter((t) => t.status === 'capped');
+  if (tiles.length === 0) return '<div id="map-problems" class="map-problems none">This run swept no tile.</div>';
   if (failed.length + capped.length === 0) {
-    return '<div id="map-problems" class="map-problems none">Every swept tile was answered completely.</div>';
+    return `<div id="map-problems" class="map-problems none">Every swept tile (${num(tiles.length)}) was answered completely.</div>`;
   }
   const button = (t: ReportUnit): string => `<button type="button" data-tile="${esc(t.tileId)}">${esc(t.tileId)} (${num(t.hits)} objects)</button>`;
   const part = (list: readonly ReportUnit[], what: string): string =>
@@ -137,23 +172,29 @@ svg.map .stop{fill:#111;fill-opacity:.7}.tile-mark{fill:none;stroke-width:2.5}.m
 export function renderReportHtml(d: ReportData, generatedAt: Date = new Date()): string {
   const retriesPerUnit = jobRetries(d.run.options);
   const timeline = buildTimeline(d.units, d.run.startedAt.getTime(), retriesPerUnit);
-  const retries = d.units.reduce((n, u) => n + (u.attempts > 0 ? u.attempts - 1 : u.status === 'failed' ? retriesPerUnit : 0), 0);
-  const byOp = timeline.operations.map((op) => [esc(op), num(d.units.filter((u) => u.operation === op).length),
-    num(timeline.buckets.reduce((n, b) => n + (b[op] ?? 0), 0))]);
+  // The scheduler's count (the run's summary line has the same); runs of 0.1 have only the units' attempts.
+  const retries = d.run.meta?.retries ?? d.units.reduce((n, u) => n + (u.attempts > 0 ? u.attempts - 1 : u.status === 'failed' ? retriesPerUnit : 0), 0);
+  const counted = d.run.meta?.requestsByOperation ?? {};
+  const ops = [...new Set([...Object.keys(counted), ...timeline.operations])];
+  const byOp = ops.map((op) => {
+    const units = d.units.filter((u) => u.operation === op).length;
+    return [esc(op), units > 0 ? num(units) : '—', counted[op] === undefined ? '—' : num(counted[op]), num(timeline.buckets.reduce((n, b) => n + (b[op] ?? 0), 0))];
+  });
   const title = `efa-sync report: run ${d.run.runId} of ${d.run.job}`;
   // A snapshot run writes no entity row and no unit of work: its sections are the snapshot's own.
-  const snapshotRun = d.units.length === 0 && d.snapshots !== undefined;
+  const snapshotRun = d.snapshotRun;
   const map = mapSection(d);
   const scriptSrc = map.live ? `; script-src ${map.live.hashes.join(' ')}` : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:${scriptSrc}">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${style}${map.live ? `\n${map.live.css}` : ''}</style></head><body>
 <h1>${esc(title)}</h1>
-${summarySection(d, timeline.requests, retries)}
-${snapshotRun ? '' : `<section><h2>Requests over time</h2><p class="legend">${operationLegend(timeline.operations)}<span class="key" style="color:#e31a1c">▲ unit failed</span></p>
+${summarySection(d, retries)}
+${snapshotRun ? snapshotRunSection(d) : `<section><h2>Requests over time</h2><p class="legend">${operationLegend(timeline.operations)}<span class="key" style="color:#e31a1c">▲ unit failed</span></p>
 ${d.units.length ? renderTimeline(timeline) : '<p>No unit of work was recorded.</p>'}
-<p class="note">Rebuilt from efa.run_tiles: each unit's attempts spread over its duration, ending at its fetched_at.</p>
-${table(['operation', 'units', 'requests'], byOp, 'num')}</section>
+<p class="note">The chart is rebuilt from efa.run_tiles: each unit's attempts spread over its duration, ending at its fetched_at.
+"Requests" are counted as they were sent (the run's summary line and --json have the same); the probe of the upstream before planning has no unit.</p>
+${table(['operation', 'units', 'requests', 'in the chart'], byOp, 'num')}</section>
 ${rowsSection(d)}
 ${problemsSection(d.units)}`}
 ${snapshotSection(d)}

@@ -89,6 +89,11 @@ export interface ReportData {
   readonly layers: ReportLayers;
   /** Vehicle snapshots: the latest one's vehicles and availability over time. */
   readonly snapshots?: SnapshotReport;
+  /**
+   * The run took snapshots (a snapshot job): `units` are its snapshot tiles (efa.snapshot_tiles,
+   * operation = the snapshot's kind) and the parking layer is its parking snapshot, not efa.pins.
+   */
+  readonly snapshotRun: boolean;
 }
 
 /** Points per layer of the interactive map; beyond it the first ones by key are drawn and the caption says so. */
@@ -101,7 +106,8 @@ const gridCells = 160;
 
 export async function loadReportData(db: Db, runId: string | undefined, opts: { readonly maxStopDots?: number; readonly maxLayerPoints?: number } = {}): Promise<ReportData> {
   const run = await loadRun(db, runId);
-  const units = await loadUnits(db, run.runId);
+  const snapshotRun = run.meta?.snapshots !== undefined;
+  const units = snapshotRun ? await loadSnapshotUnits(db, run.runId) : await loadUnits(db, run.runId);
   const changes = await sql<ReportChange>`
     SELECT relation, op, count(*)::int AS n FROM efa.changes WHERE run_id = ${run.runId}::bigint
     GROUP BY relation, op ORDER BY relation, op`.execute(db.kysely);
@@ -110,12 +116,13 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
   const stops = extent ? await loadStops(db, extent, opts.maxStopDots ?? maxStopDots) : { total: 0, cellDeg: null, dots: [] };
   const none: ReportPoints = { total: 0, shown: [] };
   const cap = opts.maxLayerPoints ?? maxLayerPoints;
+  const parking = snapshotRun ? await loadParkingSnapshot(db, run.runId, cap) : extent ? await loadPoints(db, extent, ['PARKING'], cap) : none;
   const layers: ReportLayers = extent
-    ? { stops: await loadPoints(db, extent, ['STOP'], cap), pois: await loadPoints(db, extent, ['POI_POINT', 'POI_AREA'], cap), parking: await loadPoints(db, extent, ['PARKING'], cap) }
-    : { stops: none, pois: none, parking: none };
+    ? { stops: await loadPoints(db, extent, ['STOP'], cap), pois: await loadPoints(db, extent, ['POI_POINT', 'POI_AREA'], cap), parking }
+    : { stops: none, pois: none, parking };
   const snapshots = await loadSnapshotReport(db, run.runId, cap);
   const withVehicles: ReportLayers = snapshots ? { ...layers, vehicles: { total: snapshots.vehicles.total, shown: snapshots.vehicles.shown } } : layers;
-  return { run, units, changes: changes.rows, extent, areas, stops, layers: withVehicles, ...(snapshots ? { snapshots } : {}) };
+  return { run, units, changes: changes.rows, extent, areas, stops, layers: withVehicles, snapshotRun, ...(snapshots ? { snapshots } : {}) };
 }
 
 async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
@@ -153,9 +160,50 @@ async function loadUnits(db: Db, runId: string): Promise<ReportUnit[]> {
   }));
 }
 
-/** The leaf CoordInfo tiles (what was stored, or failed): the tiles the map shades. */
+/**
+ * A snapshot run's tiles as units: `ok` is done, `incomplete` counts with capped (as in
+ * efa.snapshots.tiles_capped: objects may be missing there). A snapshot has one moment, so each
+ * tile is placed at it with no duration.
+ */
+async function loadSnapshotUnits(db: Db, runId: string): Promise<ReportUnit[]> {
+  const r = await sql<{
+    kind: string; tile_id: string; status: string; objects: number; attempts: number; taken_ms: number;
+    x0: number; y0: number; x1: number; y1: number; error: string | null;
+  }>`
+    SELECT kind, tile_id, status, objects, attempts, error, (extract(epoch FROM taken_at) * 1000)::float8 AS taken_ms,
+           ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+    FROM efa.snapshot_tiles WHERE run_id = ${runId}::bigint ORDER BY kind DESC, depth, tile_id`.execute(db.kysely);
+  const statusOf: Readonly<Record<string, ReportUnit['status']>> = { ok: 'done', incomplete: 'capped', capped: 'capped', split: 'split', failed: 'failed' };
+  return r.rows.map((t) => ({
+    // The kinds' tiles are planned apart and may share ids: the kind makes them unique on the map.
+    operation: t.kind, tileId: `${t.kind}:${t.tile_id}`, status: statusOf[t.status] ?? 'failed', hits: t.objects, attempts: t.attempts, durationMs: 0,
+    fetchedMs: t.taken_ms, error: t.error, bbox: [t.x0, t.y0, t.x1, t.y1],
+  }));
+}
+
+/** The parking objects of a run's parking snapshot, labelled with their free places. */
+async function loadParkingSnapshot(db: Db, runId: string, cap: number): Promise<ReportPoints> {
+  const r = await sql<{ lon: number; lat: number; label: string; total: number }>`
+    SELECT round(ST_X(geom)::numeric, 6)::float8 AS lon, round(ST_Y(geom)::numeric, 6)::float8 AS lat,
+           concat_ws(' ', coalesce(name, parking_key),
+             CASE WHEN free IS NOT NULL THEN concat('(', free, CASE WHEN capacity IS NOT NULL THEN concat(' of ', capacity) END, ' free)') END) AS label,
+           count(*) OVER ()::int AS total
+    FROM efa.parking_snapshots WHERE run_id = ${runId}::bigint ORDER BY parking_key LIMIT ${cap}`.execute(db.kysely);
+  return { total: r.rows[0]?.total ?? 0, shown: r.rows.map((p) => [p.lon, p.lat, p.label] as const) };
+}
+
+/** The operations whose tiles the map shades: CoordInfo, or a snapshot's kinds. */
+const tileOperations = new Set(['coordInfo', 'vehicles', 'parking']);
+
+/**
+ * The leaf tiles (what was stored, or failed): the tiles the map shades. A snapshot run of both
+ * kinds covers the region twice: its vehicle tiles are drawn, and of its parking tiles those that
+ * failed or were capped (a gap must show).
+ */
 export function leafTiles(units: readonly ReportUnit[]): (ReportUnit & { bbox: BBox })[] {
-  return units.filter((u): u is ReportUnit & { bbox: BBox } => u.operation === 'coordInfo' && u.status !== 'split' && u.bbox !== null);
+  const leaves = units.filter((u): u is ReportUnit & { bbox: BBox } => tileOperations.has(u.operation) && u.status !== 'split' && u.bbox !== null);
+  const ops = new Set(leaves.map((u) => u.operation));
+  return ops.has('parking') && ops.has('vehicles') ? leaves.filter((u) => u.operation !== 'parking' || u.status === 'failed' || u.status === 'capped') : leaves;
 }
 
 function union(boxes: readonly BBox[]): BBox | null {
@@ -171,7 +219,7 @@ function regionBBoxOf(options: Record<string, unknown>): BBox | null {
 }
 
 async function mapExtent(db: Db, run: ReportRun, units: readonly ReportUnit[]): Promise<BBox | null> {
-  const tiles = union(units.filter((u) => u.operation === 'coordInfo' && u.bbox).map((u) => u.bbox as BBox));
+  const tiles = union(units.filter((u) => tileOperations.has(u.operation) && u.bbox).map((u) => u.bbox as BBox));
   if (tiles) return tiles;
   const region = regionBBoxOf(run.options);
   if (region) return region;

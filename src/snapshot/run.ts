@@ -121,7 +121,9 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
     log.info(`${s.kind} snapshot ${s.status}: ${s.rows} rows from ${s.requests} requests (floor ${s.floor})${s.detailRequests > 0 ? `, ${s.detailRequests} detail requests` : ''}`);
   }
   const retentionDays = job.snapshots?.retentionDays ?? 90;
-  const dropped = await dropSnapshotPartitions(db, new Date(takenAt.getTime() - retentionDays * dayMs));
+  // Counted from the wall clock when --now is later: a demo against a simulator's future clock must
+  // not drop the days actually collected.
+  const dropped = await dropSnapshotPartitions(db, new Date(Math.min(takenAt.getTime(), Date.now()) - retentionDays * dayMs));
   if (dropped.length > 0) log.info(`retention (${retentionDays} days): dropped ${dropped.join(', ')}`);
   const stamped = await stampRunEnd(db.kysely, run, finishedAt);
   if (stamped) durationS = stamped.durationS;
@@ -137,6 +139,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
     requests: scheduler.requestsSent,
     requestsByOperation: scheduler.requestsByOperation,
     retries: scheduler.retries,
+    rate: o.jobClient.rateChanges(),
     relations: {},
     stats: { _units: units, _rejects: 0 },
     units,

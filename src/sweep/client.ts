@@ -12,6 +12,16 @@ export interface JobClient {
   /** Bounded by the job's limits; the run's probe of its upstream sends through it too. */
   readonly transport: Transport;
   readonly dialect: Dialect;
+  /** How the adaptive rate moved during the run, for the run's one summary line. */
+  readonly rateChanges: () => RateHistory;
+}
+
+/** The adaptive rate over a run: how often it changed and the lowest and highest it was (req/s). */
+export interface RateHistory {
+  readonly ceiling: number;
+  readonly changes: number;
+  readonly lowest: number;
+  readonly highest: number;
 }
 
 /** The EFA client of a job's run: its rate limit, limits, dialect, paths and headers. */
@@ -20,6 +30,8 @@ export function createJobClient(
   opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined; requestBudget?: number | undefined },
 ): JobClient {
   const { log } = opts;
+  const ceiling = job.rateLimit.requestsPerSecond;
+  let rate = { ceiling, changes: 0, lowest: ceiling, highest: ceiling };
   const scheduler = createRequestScheduler({
     requestsPerSecond: job.rateLimit.requestsPerSecond,
     concurrency: job.rateLimit.concurrency,
@@ -30,7 +42,12 @@ export function createJobClient(
     ...(opts.signal ? { signal: opts.signal } : {}),
     onEvent: (e) => {
       if (e.kind === 'retry') log.debug(`retrying ${e.operation} in ${Math.round(e.delayMs)} ms: ${e.reason}`);
-      if (e.kind === 'rate') log.info(`rate ${e.reason === 'backoff' ? 'lowered' : 'raised'} to ${e.requestsPerSecond.toFixed(2)} req/s`);
+      // Each change is operational detail (a slow server makes hundreds): debug. The run ends with one
+      // summary line of them (RateHistory), which is what an operator reads in journald or Loki.
+      if (e.kind === 'rate') {
+        rate = { ceiling, changes: rate.changes + 1, lowest: Math.min(rate.lowest, e.requestsPerSecond), highest: Math.max(rate.highest, e.requestsPerSecond) };
+        log.debug(`rate ${e.reason === 'backoff' ? 'lowered' : 'raised'} to ${e.requestsPerSecond.toFixed(2)} req/s`);
+      }
     },
   });
   const dialect = dialectFor(job.dialect);
@@ -48,7 +65,7 @@ export function createJobClient(
     // Header values may be credentials: never in messages, whatever the header is called.
     secretNames: Object.keys(headers),
   });
-  return { client, scheduler, transport, dialect };
+  return { client, scheduler, transport, dialect, rateChanges: () => rate };
 }
 
 /** The dialect a run read: for `auto`, the one it detected. */

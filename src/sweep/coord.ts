@@ -102,7 +102,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
           failpoint('tile-commit');
         });
         ctx.stats.addUnit('coordInfo', 'split');
-        ctx.progress.addTotal(children.length);
+        ctx.progress.split(children.length);
         ctx.progress.unitDone();
         return children;
       }

@@ -33,7 +33,7 @@ import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
 import { entities, RELATIONS, runScope, sourceOf, type Relation } from '../entities/index.js';
 import { errorText, ExitCode, isFatal, isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { SchedulerStats } from '../http/index.js';
-import type { Transport } from '../http/types.js';
+import type { RequestScheduler, Transport } from '../http/types.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
 import { runSnapshot } from '../snapshot/run.js';
 import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
@@ -41,7 +41,7 @@ import { failpoint } from '../util/failpoint.js';
 import type { Logger } from '../util/log.js';
 import { collectSecrets, redactDeep, redactText } from '../util/redact.js';
 import { sweepAddInfo } from './add-info.js';
-import { createJobClient, dialectInUse, type JobClient } from './client.js';
+import { createJobClient, dialectInUse, type JobClient, type RateHistory } from './client.js';
 import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { sweepOpArea } from './op-area.js';
@@ -90,6 +90,8 @@ export interface RunSummary {
   readonly requests: number;
   readonly requestsByOperation: Readonly<Record<string, number>>;
   readonly retries: number;
+  /** How the adaptive rate moved (the detail is at debug level: this is its summary). */
+  readonly rate?: RateHistory;
   /** Rows inserted/updated/deleted/unchanged per relation. */
   readonly relations: RelationCounts;
   /** As `relations`, plus `_units` and `_rejects` (the shape of 0.1's --json, kept for its readers). */
@@ -163,7 +165,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   // everything the run stores or prints.
   const headers = resolveHeaders(job);
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
-  const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, sourceOf(job), job, opts.loaded.region));
+  const planned = await plannedRequests(db, sourceOf(job), job, opts.loaded.region);
+  const requestBudget = job.limits.requestBudget ?? Math.max(20_000, 10 * planned);
   // Aborted when the job lock is lost mid-run: the process stops sending at once (a second run may
   // be taking over and sending at the full rate) and leaves the run to be resumed.
   const lockLost = new AbortController();
@@ -171,10 +174,10 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget });
   // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
   // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
-  // Through the run's own scheduler and transport: the probe keeps to its rate, budget and limits.
-  assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: jobClient.scheduler, transport: jobClient.transport }));
-  // The probe's requests count against the rate and the budget, not against the tiling's floor.
-  const probeCoordRequests = jobClient.scheduler.stats().requestsByOperation['coordInfo'] ?? 0;
+  // Through the run's own scheduler and transport: the probe keeps to its rate, budget and limits,
+  // and its requests are counted under their own name (requestsByOperation.probe), so the run's
+  // total is the sum of its operations and the CoordInfo count is the tiling's own.
+  assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: countedAs(jobClient.scheduler, PROBE_OPERATION), transport: jobClient.transport }));
   const lock = await db.lockJob(job.name);
   try {
     const { run, resumed } = await openRun(opts, job, full, secrets);
@@ -184,7 +187,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     else lock.lost.addEventListener('abort', stopSending, { once: true });
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
     if (isSnapshotJob(job)) return await runSnapshot({ db, log, job, loaded: opts.loaded, run, secrets, jobClient, takenAt: opts.takenAt });
-    return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, { requestBudget, probeCoordRequests });
+    return await sweepAndFinish(opts, job, run, resumed, full, secrets, jobClient, { requestBudget, planned });
   } finally {
     await lock.release();
   }
@@ -217,12 +220,14 @@ async function sweepAndFinish(
   resumed: boolean,
   full: boolean,
   secrets: readonly string[],
-  { client, scheduler, dialect }: JobClient,
-  { requestBudget, probeCoordRequests }: { requestBudget: number; probeCoordRequests: number },
+  { client, scheduler, dialect, rateChanges }: JobClient,
+  { requestBudget, planned }: { requestBudget: number; planned: number },
 ): Promise<RunSummary> {
   const { db, log } = opts;
   const stats = new RunStats();
-  const progress = new Progress(log, { requests: () => scheduler.requestsSent }, opts.progress ?? 'off');
+  const progressSource = { requests: () => scheduler.requestsSent, retries: () => scheduler.stats().retries, allowedRate: () => scheduler.requestsPerSecond };
+  // A resumed run's plan is what is pending, not the whole night: the units known are its estimate.
+  const progress = new Progress(log, progressSource, opts.progress ?? 'off', resumed ? {} : { plannedUnits: planned });
   const finished = new Map<string, Set<string>>();
   if (resumed) for (const op of ['opArea', 'servingLines', 'addInfo', 'stopFinder']) finished.set(op, await finishedUnits(db.kysely, run.runId, op));
   const ctx: SweepContext = {
@@ -266,7 +271,7 @@ async function sweepAndFinish(
   // the server's statement_timeout: commit nothing more; the run stays running for the next run to resume.
   if (opts.signal?.aborted) throw opts.signal.reason;
   if (failure instanceof LeaseLostError || failure instanceof RunStoppedError || isStatementTimeout(failure)) throw failure;
-  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
+  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), rate: rateChanges(), dialect: dialectInUse(dialect), resumed, requestBudget });
 }
 
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
@@ -294,7 +299,7 @@ async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['jo
 async function finalise(
   opts: RunJobOptions,
   ctx: SweepContext,
-  end: { failure: unknown; before: number; scheduler: SchedulerStats; dialect: string; resumed: boolean; requestBudget: number; probeCoordRequests: number },
+  end: { failure: unknown; before: number; scheduler: SchedulerStats; rate: RateHistory; dialect: string; resumed: boolean; requestBudget: number },
 ): Promise<RunSummary> {
   const { db, log, job, run, stats } = ctx;
   const { failure } = end;
@@ -392,11 +397,12 @@ async function finalise(
     requests,
     requestsByOperation: end.scheduler.requestsByOperation,
     retries: end.scheduler.retries,
+    rate: end.rate,
     relations,
     stats: { ...relations, _units: stats.units, _rejects: stats.rejects },
     units: stats.units,
     rejects: stats.rejects,
-    ...(job.sweeps.coord ? { coord: await coordFloor(ctx, (end.scheduler.requestsByOperation['coordInfo'] ?? 0) - end.probeCoordRequests, job.sweeps.coord.maxPerRequest) } : {}),
+    ...(job.sweeps.coord ? { coord: await coordFloor(ctx, end.scheduler.requestsByOperation['coordInfo'] ?? 0, job.sweeps.coord.maxPerRequest) } : {}),
     failures: outcomes.failed,
     capped: stats.capped,
     heldDeletions: gone.held,
@@ -424,14 +430,27 @@ function runError(
 }
 
 /**
- * Ten times what the plan expects from what the database knows (tiles from known pins, known stops),
- * and at least 20,000: generous for a real night, a bound for a server that claims every box is
- * full. The ServingLines phase adds its due stops when it starts (it learns them only then).
+ * The requests the plan expects from what the database knows (tiles from known pins, known stops).
+ * The default request budget is ten times it, and at least 20,000: generous for a real night, a
+ * bound for a server that claims every box is full. The ServingLines phase adds its due stops when
+ * it starts (it learns them only then). The progress bar's ETA starts from it too.
  */
-async function defaultRequestBudget(db: Db, source: string, job: LoadedJob['job'], region: LoadedJob['region']): Promise<number> {
+async function plannedRequests(db: Db, source: string, job: LoadedJob['job'], region: LoadedJob['region']): Promise<number> {
   const stops = job.sweeps.servingLines?.forStops ? await knownStopCount(db.kysely, source) : 0;
-  const { budget } = planRun(job, region, { stops });
-  return Math.max(20_000, 10 * budget.total);
+  return planRun(job, region, { stops }).budget.total;
+}
+
+/** The operation name the upstream probe's requests are counted under (requestsByOperation.probe). */
+export const PROBE_OPERATION = 'probe';
+
+/** The same scheduler, with every request counted under `operation` (its rate, budget and retries shared). */
+function countedAs(scheduler: RequestScheduler, operation: string): RequestScheduler {
+  return {
+    run: (_operation, attempt) => scheduler.run(operation, attempt),
+    get requestsSent() {
+      return scheduler.requestsSent;
+    },
+  };
 }
 
 /** CoordInfo requests against the physical floor ceil(pins / maxPerRequest) of this region. */

@@ -10,7 +10,12 @@ import pinoPretty from 'pino-pretty';
  */
 export type LogFormat = 'pretty' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/**
+ * The thresholds a logger may be set to, most to least verbose (`--log-level`). `fatal` keeps only
+ * the line that ends a failed command (written by the CLI's top-level logger whatever the level).
+ */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
@@ -53,7 +58,9 @@ export class LogOutput {
   #status: string | undefined;
 
   constructor(readonly stream: OutputStream) {
-    this.interactive = stream.isTTY === true;
+    // A terminal of no width (a pseudo-terminal nobody sized, as `script` or some CI runners give)
+    // would wrap the status line after every character: lines there, as on a pipe.
+    this.interactive = stream.isTTY === true && stream.columns !== 0;
   }
 
   /** Writes one or more whole lines (the text ends with a line feed). */
@@ -122,7 +129,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     },
     destination,
   );
-  const write = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
+  const write = (level: Exclude<LogLevel, 'fatal'>, msg: string, fields: LogFields = {}): void => {
     if (!logger.isLevelEnabled(level)) return;
     logger[level](redactFields(fields), redactSecretsInText(msg));
   };

@@ -38,7 +38,7 @@ describe('log lines and the progress bar', () => {
     const stream = fakeStream(true);
     const log = createLogger({ format: 'pretty', stream });
     let requests = 0;
-    const progress = new Progress(log, { requests: () => requests }, 'bar');
+    const progress = new Progress(log, { requests: () => requests, retries: () => 4, allowedRate: () => 10 }, 'bar');
     progress.start();
     progress.phase('coordInfo');
     progress.addTotal(15);
@@ -57,7 +57,8 @@ describe('log lines and the progress bar', () => {
     expect(during[1]).toMatch(/WARN: capped tile 0\/9\.1,48\.7,9\.2,48\.8 \(500 hits\): objects beyond the cap may be missing$/);
     expect(during[2]).toMatch(barPattern);
     expect(during[2]).toContain('2/15 · 7 req');
-    expect(during[2]).toContain('1 errors');
+    // Retries are not failures: a retried request that succeeded is no error.
+    expect(during[2]).toContain('4 retries · 1 failed');
 
     progress.stop();
     log.info('run 1 succeeded in 12.3s');
@@ -70,7 +71,7 @@ describe('log lines and the progress bar', () => {
   it('elsewhere, write only whole JSON lines: no bar, no carriage return, progress as log lines', () => {
     const stream = fakeStream(false);
     const log = createLogger({ format: 'json', stream });
-    const progress = new Progress(log, { requests: () => 3 }, 'lines');
+    const progress = new Progress(log, { requests: () => 3, retries: () => 0, allowedRate: () => 10 }, 'lines');
     progress.start();
     progress.phase('servingLines');
     progress.addTotal(4);
@@ -79,7 +80,7 @@ describe('log lines and the progress bar', () => {
     log.info('between');
     progress.stop();
     // A bar asked for on a stream that is not a terminal draws nothing.
-    const bar = new Progress(log, { requests: () => 3 }, 'bar');
+    const bar = new Progress(log, { requests: () => 3, retries: () => 0, allowedRate: () => 10 }, 'bar');
     bar.start();
     vi.advanceTimersByTime(1_000);
     bar.stop();
@@ -123,5 +124,68 @@ describe('the logger', () => {
     const lines = await screen(stream.text());
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 'error', msg: 'boom' });
+  });
+});
+
+describe('the ETA', () => {
+  /**
+   * A night as the bar sees it: CoordInfo from one tile that splits (the top levels always, a third
+   * of the next level's tiles once more), then the ServingLines of the 60 stops the plan knows, one
+   * unit every 0.2 s with a retry every tenth request. The ETA must count down with the clock, not
+   * jump up each time tiles split or a phase adds its units, and stay near the time really left.
+   */
+  it('counts down steadily while tiles split and phases start, and stays near the time left', () => {
+    let now = 0;
+    let requests = 0;
+    const progress = new Progress(createLogger({ format: 'json', stream: fakeStream(false) }), {
+      requests: () => requests, retries: () => Math.floor(requests / 10), allowedRate: () => 20,
+    }, 'off', { plannedUnits: 1 + 60, now: () => now });
+    progress.start();
+    progress.phase('coordInfo');
+    progress.addTotal(1);
+    const queue = [{ depth: 0, index: 0 }];
+    const work: (() => void)[] = [];
+    while (queue.length > 0) {
+      const tile = queue.shift() as { depth: number; index: number };
+      const splits = tile.depth < 2 || (tile.depth === 2 && tile.index % 3 === 0);
+      work.push(() => {
+        if (splits) {
+          const children = [0, 1, 2, 3].map((k) => ({ depth: tile.depth + 1, index: tile.index * 4 + k }));
+          progress.split(children.length);
+        }
+        progress.unitDone();
+      });
+      if (splits) for (let k = 0; k < 4; k++) queue.push({ depth: tile.depth + 1, index: tile.index * 4 + k });
+    }
+    const coordUnits = work.length;
+    work.push(() => {
+      progress.phase('servingLines');
+      progress.addTotal(60);
+    });
+    for (let i = 0; i < 60; i++) work.push(() => progress.unitDone());
+    const unitS = 0.2;
+    const etas: { at: number; eta: number; left: number }[] = [];
+    let step = 0;
+    for (const [i, w] of work.entries()) {
+      w();
+      if (i === coordUnits) continue; // the phase change takes no time
+      requests += i % 10 === 9 ? 2 : 1;
+      now += unitS * 1000 * (i % 10 === 9 ? 2 : 1);
+      if (now >= (step + 1) * 1000) {
+        step = Math.floor(now / 1000);
+        const eta = progress.snapshot().etaS;
+        const unitsLeft = work.length - 1 - i - (i < coordUnits ? 1 : 0);
+        if (eta !== null) etas.push({ at: now / 1000, eta, left: unitsLeft * unitS * 1.1 });
+      }
+    }
+    expect(coordUnits).toBeGreaterThan(25);
+    expect(etas.length).toBeGreaterThan(10);
+    for (const [k, e] of etas.entries()) {
+      const previous = etas[k - 1];
+      // From one second to the next the ETA moves by the second gone and a few more at most.
+      if (previous) expect(Math.abs(e.eta - (previous.eta - (e.at - previous.at))), `at ${e.at}s: ${previous.eta}s -> ${e.eta}s`).toBeLessThanOrEqual(4);
+      // Near the time really left (a naive units-left × time-per-unit says 2 s where 21 s are left).
+      if (e.left > 3) expect(Math.abs(e.eta - e.left), `at ${e.at}s: ETA ${e.eta}s, ${e.left.toFixed(1)}s left`).toBeLessThanOrEqual(Math.max(3, 0.25 * e.left));
+    }
   });
 });
