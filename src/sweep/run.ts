@@ -43,7 +43,7 @@ import { createJobClient, dialectInUse, type JobClient } from './client.js';
 import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { sweepOpArea } from './op-area.js';
-import { planCoordTiles, planRun } from './plan.js';
+import { planCoordTiles, planRun, radialCircleCount } from './plan.js';
 import { Progress } from './progress.js';
 import { sweepServingLines } from './serving-lines.js';
 import { RunStats } from './stats.js';
@@ -159,6 +159,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   // everything the run stores or prints.
   const headers = resolveHeaders(job);
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
+  // Refused before a request is sent, whatever the budget: a RADIAL sweep over a continent (exit 2).
+  if (job.sweeps.opArea?.mode === 'RADIAL') radialCircleCount(opts.loaded.region);
   const requestBudget = job.limits.requestBudget ?? (await defaultRequestBudget(db, sourceOf(job), job, opts.loaded.region));
   // Aborted when the job lock is lost mid-run: the process stops sending at once (a second run may
   // be taking over and sending at the full rate) and leaves the run to be resumed.
