@@ -115,6 +115,9 @@ describe('efa-sync serve against a hostile client', () => {
         ["SELECT query_to_xml('SELECT set_config(''role'', ''postgres'', false)', true, true, '')"],
         ["DO $$ BEGIN EXECUTE 'RESET SESSION AUTHORIZATION'; END $$"],
         ['SELECT pg_read_file($1)', ['PG_VERSION']],
+        // Through the extended protocol (Parse/Bind): refused with the statement's parameters kept.
+        ["SELECT set_config('session_authorization', $1, false)", ['postgres']],
+        ['SET SESSION AUTHORIZATION DEFAULT', []],
         ["SELECT pg_ls_dir('.')"],
         ["SELECT lo_import('/etc/passwd')"],
         [`SELECT lo_export(lo_create(0), '${join(dataDir, 'PG_VERSION')}')`],

@@ -77,11 +77,10 @@ describe.skipIf(dbKind() !== 'postgres')('job locks against a reader', () => {
     // The key efa-sync took before: anyone could compute it.
     const old = await analyst.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('efa-sync:locked')) AS ok");
     expect(old.rows[0]?.ok).toBe(true);
-    // The secrets are out of the reader's reach.
-    await expect(analyst.query('SELECT secret FROM efa_private.job_lock_secrets')).rejects.toThrow(/permission denied/);
-
     const first = await runCli(['run', file, '--db', created.url]);
     expect(first.code, first.stderr.slice(-800)).toBe(0);
+    // The secrets are out of the reader's reach.
+    await expect(analyst.query('SELECT secret FROM efa_private.job_lock_secrets')).rejects.toThrow(/permission denied/);
 
     // A run holds the lock (here: the ETL in this process); a second run exits 4, and the reader
     // notes every advisory key held at that moment.

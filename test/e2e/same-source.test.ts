@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/db/index.js';
+import { migrate, openDb, type Db } from '../../src/db/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runJob, type RunSummary } from '../../src/sweep/run.js';
 import { createLogger } from '../../src/util/log.js';
-import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
+import { createTestDbUrl, dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 import { inlineJob } from '../helpers/job.js';
 
 /**
@@ -27,6 +27,8 @@ describe('two jobs of one source at once', () => {
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, seed: 4, size: 3000, today });
     t = await openTestDb();
+    // Migrated first: two first migrations at once are the next describe's subject.
+    await migrate(t.db);
     // Each job on a pool of its own, as two processes would be.
     second = dbKind() === 'postgres' ? await openDb(t.url) : undefined;
     const job = (name: string, concurrency: number) =>
@@ -70,4 +72,23 @@ describe('two jobs of one source at once', () => {
     expect(row?.lines).toBe(row?.distinct_lines);
     expect(row?.pairs).toBe(row?.distinct_pairs);
   });
+});
+
+describe('two first runs on an empty database', () => {
+  it('migrate it once between them, neither failing on the schema the other creates', async () => {
+    const created = await createTestDbUrl();
+    const a = await openDb(created.url);
+    // PGlite is one process per directory: there the second migration runs on the same handle.
+    const b = dbKind() === 'postgres' ? await openDb(created.url) : a;
+    try {
+      const results = await Promise.all([migrate(a), migrate(b)]);
+      const applied = results.flatMap((r) => r.applied);
+      expect(new Set(applied).size).toBe(applied.length);
+      expect(results[0].current).toBe(results[1].current);
+    } finally {
+      if (b !== a) await b.close();
+      await a.close();
+      await created.drop();
+    }
+  }, 120_000);
 });
