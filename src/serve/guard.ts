@@ -46,6 +46,9 @@ const READ_STATEMENTS = new Set([
 /** Added with `--write`: changing rows of efa's tables (the role's privileges say which). */
 const WRITE_STATEMENTS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
 
+/** The server-side large-object functions (`lo_create`, `lo_import`, `lowrite`, …). */
+const LARGE_OBJECT_FUNCTION = /^(lo_[a-z0-9_]+|lo(open|close|read|write|creat|create|import|export|unlink|seek|tell|truncate))$/;
+
 type Node = Record<string, unknown>;
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -103,8 +106,14 @@ export function checkStatement(sql: string, write: boolean): GuardVerdict {
   }
   for (const node of walk(tree)) {
     const call = node['FuncCall'];
-    if (isNode(call) && functionName(call) === 'set_config') {
+    if (!isNode(call)) continue;
+    const name = functionName(call);
+    if (name === 'set_config') {
       return { refused: 'efa-sync serve: set_config() is refused (use SET for settings; the role cannot be changed)', parameters };
+    }
+    // Large objects are stored in the database by any role, read-only setting or not (after a SET).
+    if (!write && LARGE_OBJECT_FUNCTION.test(name)) {
+      return { refused: `efa-sync serve: ${name}() is refused: large objects are writes, and the database is served read-only`, parameters };
     }
   }
   return { parameters };

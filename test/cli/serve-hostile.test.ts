@@ -120,6 +120,7 @@ describe('efa-sync serve against a hostile client', () => {
         ['SET SESSION AUTHORIZATION DEFAULT', []],
         ["SELECT pg_ls_dir('.')"],
         ["SELECT lo_import('/etc/passwd')"],
+        ['SET default_transaction_read_only = off; SELECT lo_from_bytea(0, $$junk$$::bytea)'],
         [`SELECT lo_export(lo_create(0), '${join(dataDir, 'PG_VERSION')}')`],
         ['ALTER SYSTEM SET work_mem = 99999'],
         ["CREATE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql SET role = 'postgres' AS 'SELECT 1'"],
