@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { openDb, type Db } from '../db/index.js';
+import { openDb, redactUrl, type Db } from '../db/index.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { loadJob } from '../job/index.js';
 import { countDueStops, nightNumber } from '../db/ledger.js';
@@ -71,13 +71,15 @@ export function planText(job: Job, file: string, plan: NightPlan, known: NightKn
     );
     out.push(formatTable(['tile', 'minLon', 'minLat', 'maxLon', 'maxLat'], plan.coordTiles.map((t, i) => [String(i + 1), ...t.bbox.map((x) => x.toFixed(5))])));
   }
-  if (plan.radial.length > 0) out.push(`OpArea RADIAL: ${plan.radial.length} circles of up to ${Math.max(...plan.radial.map((c) => c.radiusM))} m`);
+  // A loop, not Math.max(...): spreading a long list as arguments overflows the stack.
+  const widest = plan.radial.reduce((most, c) => Math.max(most, c.radiusM), 0);
+  if (plan.radial.length > 0) out.push(`OpArea RADIAL: ${plan.radial.length} circles of up to ${widest} m`);
   out.push('request budget (at least; splits and retries add to it):');
   const rows = Object.entries(budget.requests).filter(([k, v]) => k !== 'stopFinder' || v > 0);
   out.push(formatTable(['operation', 'requests'], rows.map(([k, v]) => [k, String(v)]).concat([['total', String(budget.total)]])));
   const servingLines = job.sweeps.servingLines;
   if (known) {
-    out.push(`database ${dbUrl ?? ''}: ${known.knownPins} known pins, ${known.knownStops} known stops; the next run is night ${known.night + 1} of job ${job.name}`);
+    out.push(`database ${dbUrl === undefined ? '' : redactUrl(dbUrl)}: ${known.knownPins} known pins, ${known.knownStops} known stops; the next run is night ${known.night + 1} of job ${job.name}`);
     if (servingLines?.forStops) {
       out.push(
         `servingLines: ${known.servingLinesStops} of ${known.knownStops} stops are due (never fetched, or in tonight's share of 1/${servingLines.refreshEveryNights}); ` +

@@ -31,6 +31,12 @@ export function printRunSummary(summary: RunSummary, log: Logger): void {
   const probe = summary.requestsByOperation[PROBE_OPERATION] ?? 0;
   log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''})`);
   if (summary.rate) log.info(rateLine(summary.rate, summary.retries));
+  // Why a run failed or is partial: the same line as efa.runs.error (redacted there already).
+  if (summary.error !== undefined && summary.status !== 'succeeded') {
+    const line = `run ${summary.runId} ${summary.status}: ${summary.error}`;
+    if (summary.status === 'failed') log.error(line);
+    else log.warn(line);
+  }
   if (rel) log.info(`rows: ${rel}`);
   if (summary.coord) {
     log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ConfigError } from '../errors.js';
 import { redactUrl as redactUrlByName } from '../util/redact.js';
-import { LockedError, lockDataDir } from './lock.js';
+import { LockedError, lockDataDir, releaseJobKey, takeJobKey } from './lock.js';
 import type { Database } from './tables.js';
 
 /** One open database, PostgreSQL server or embedded PGlite, behind the same Kysely interface. */
@@ -23,7 +23,8 @@ export interface Db {
   exec(script: string): Promise<void>;
   /**
    * Takes the lock of one job for the life of a run, or throws LockedError naming the holder run.
-   * PostgreSQL: a session advisory lock on a connection of its own (released if the process dies).
+   * PostgreSQL: a session advisory lock on a connection of its own (released if the process dies),
+   * on a key derived from a per-job secret a reader cannot read (see takeJobKey in lock.ts).
    * PGlite: the whole data directory is already exclusive to this process (see lockDataDir).
    */
   lockJob(jobName: string): Promise<JobLock>;
@@ -272,9 +273,12 @@ async function openPostgres(url: string, options: OpenDbOptions): Promise<Db> {
       };
       client.on('error', onLost);
       client.on('end', onLost);
-      const key = `efa-sync:${job}`;
-      const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
-      if (!got.rows[0]?.ok) {
+      // A key a reader of the warehouse cannot know (see takeJobKey).
+      const held = await takeJobKey(client, job).catch((e: unknown) => {
+        client.release();
+        throw e;
+      });
+      if (held === undefined) {
         client.release();
         const holder = await pool
           .query<{ run_id: string; started_at: Date; pid: number | null; host: string | null }>(
@@ -293,7 +297,7 @@ async function openPostgres(url: string, options: OpenDbOptions): Promise<Db> {
         lost: lost.signal,
         release: async () => {
           released = true;
-          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
+          await releaseJobKey(client, job, held).catch(() => undefined);
           client.release();
         },
       };

@@ -221,6 +221,12 @@ export async function grantReader(db: Db, role: string, opts: GrantReaderOptions
       await sql.raw(`${forRole} REVOKE ${SEQUENCE_WRITE.join(', ')} ON SEQUENCES FROM ${r}`).execute(trx);
     }
 
+    // The secrets of the job locks (migration 12): a reader that could read them could block jobs.
+    const hasPrivate = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'efa_private'`.execute(trx);
+    if (hasPrivate.rows[0]?.n === 1) {
+      await sql.raw(`REVOKE ALL ON ALL TABLES IN SCHEMA efa_private FROM ${r}`).execute(trx);
+      await sql.raw(`REVOKE ALL ON SCHEMA efa_private FROM ${r}`).execute(trx);
+    }
     await sql.raw(`GRANT USAGE ON SCHEMA efa TO ${r}`).execute(trx);
     // ALL TABLES covers tables, views, materialized views and foreign tables.
     await sql.raw(`GRANT SELECT ON ALL TABLES IN SCHEMA efa TO ${r}`).execute(trx);

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -53,4 +54,66 @@ export async function lockDataDir(dataDir: string): Promise<{ update(info: Parti
       if (current.pid === process.pid) await rm(file, { force: true });
     },
   };
+}
+
+/** The part of a pg client the job lock needs (a pool client on its own connection). */
+export interface LockConnection {
+  query<R extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+/** The advisory-lock key a job's runs hold on PostgreSQL while `secret` is the job's current secret. */
+export function jobLockKey(job: string, secret: string): string {
+  return createHash('sha256').update(`efa-sync job lock\0${job}\0${secret}`).digest().readBigInt64BE(0).toString();
+}
+
+/** The job's lock secret, created on first use (a concurrent first use keeps whichever came first). */
+async function currentSecret(client: LockConnection, job: string): Promise<string> {
+  await client.query('INSERT INTO efa_private.job_lock_secrets (job_name, secret) VALUES ($1, $2) ON CONFLICT (job_name) DO NOTHING', [
+    job,
+    randomBytes(32).toString('base64url'),
+  ]);
+  const r = await client.query<{ secret: string }>('SELECT secret FROM efa_private.job_lock_secrets WHERE job_name = $1', [job]);
+  const secret = r.rows[0]?.secret;
+  if (secret === undefined) throw new Error(`efa_private.job_lock_secrets has no row for job ${job} right after it was written`);
+  return secret;
+}
+
+export interface HeldJobKey {
+  readonly key: string;
+  readonly secret: string;
+}
+
+/**
+ * Takes the PostgreSQL session advisory lock of a job's runs, or returns undefined when another
+ * session holds it. Advisory locks have no privileges: any role, a `grant-reader` analyst too, may
+ * take any key. So the key is derived from a per-job secret in `efa_private.job_lock_secrets`,
+ * which only the ETL role can read, and the secret is replaced when a run releases the lock
+ * (`releaseJobKey`): the key a reader may see in `pg_locks` during a run is worthless after it.
+ *
+ * Why re-reading the secret after the lock is taken is enough: the secret only changes while its
+ * key is held (by the releasing run, just before it unlocks). A process that read the old secret
+ * and got the old key after that release sees the new secret, lets go and tries the new key, where
+ * it meets a run that took it properly. Two runs can never both hold the key of the current secret.
+ */
+export async function takeJobKey(client: LockConnection, job: string): Promise<HeldJobKey | undefined> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const secret = await currentSecret(client, job);
+    const key = jobLockKey(job, secret);
+    const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
+    if (got.rows[0]?.ok !== true) return undefined;
+    if ((await currentSecret(client, job)) === secret) return { key, secret };
+    await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
+  }
+  // Ten rotations during one attempt to take the lock: runs are finishing faster than this one can start.
+  return undefined;
+}
+
+/** Replaces the job's secret (while its key is still held), then lets the key go. */
+export async function releaseJobKey(client: LockConnection, job: string, held: HeldJobKey): Promise<void> {
+  await client.query('UPDATE efa_private.job_lock_secrets SET secret = $2, rotated_at = now() WHERE job_name = $1 AND secret = $3', [
+    job,
+    randomBytes(32).toString('base64url'),
+    held.secret,
+  ]);
+  await client.query('SELECT pg_advisory_unlock($1::bigint)', [held.key]);
 }

@@ -27,7 +27,10 @@ export interface RunRef {
 
 const stagingTable = (relation: Relation): string => `efa_stage_${relation}`;
 
-/** One row per key: the one with the lowest content hash, whatever the order of the answer. */
+/**
+ * One row per key: the one with the lowest content hash, whatever the order of the answer; in key
+ * order, so a merge takes its row locks in one order whichever job of the source runs it.
+ */
 function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): Row[] {
   const byKey = new Map<string, Row>();
   for (const row of rows) {
@@ -35,7 +38,23 @@ function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): Row[] {
     const held = byKey.get(key);
     if (held === undefined || entity.hashOf(row) < entity.hashOf(held)) byKey.set(key, row);
   }
-  return [...byKey.values()];
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+/**
+ * Relations a run's writer merges many times in one transaction (a batch of stops' ServingLines
+ * answers: lines, then stop-line pairs, per stop). Sorted keys order each merge, not the sequence of
+ * them, so two jobs of one source locked shared lines in different orders and deadlocked. A merge
+ * into these first takes a table lock that only one writer at a time can hold (SHARE ROW EXCLUSIVE
+ * conflicts with itself and with row changes, not with reads), both tables in one fixed order and
+ * until the transaction ends. A reader's SELECT takes ACCESS SHARE, which does not conflict, and a
+ * role that may only SELECT cannot take a stronger lock: unlike an advisory lock, no reader can
+ * hold it to block a job.
+ */
+const SERIALISED: ReadonlySet<Relation> = new Set<Relation>(['lines', 'stop_lines']);
+
+async function serialise(tx: Tx, relation: Relation): Promise<void> {
+  if (SERIALISED.has(relation)) await sql`LOCK TABLE efa.lines, efa.stop_lines IN SHARE ROW EXCLUSIVE MODE`.execute(tx.kysely);
 }
 
 /**
@@ -55,6 +74,7 @@ async function sourceIsEmpty<Row>(tx: Tx, entity: Entity<Row>, source: string): 
 export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[]): Promise<MergeCounts> {
   if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   const batch = distinctByKey(entity, rows);
+  await serialise(tx, entity.relation);
   if (!entity.direct) return mergeStaged(tx, entity, run, batch);
   const hints = expectNew.get(run) ?? new Map<Relation, boolean>();
   expectNew.set(run, hints);
@@ -136,7 +156,7 @@ async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch:
       WHERE x.${gone} IS NOT NULL
     ), up AS (
       INSERT INTO ${table} AS x (source, ${key}, ${storedNames}, content_hash, first_run, changed_run)
-      SELECT ${run.source}, k, ${storedExprs}, h, ${runId}, ${runId} FROM input
+      SELECT ${run.source}, k, ${storedExprs}, h, ${runId}, ${runId} FROM input ORDER BY k
       ON CONFLICT (source, ${key}) DO UPDATE SET ${updates}, content_hash = EXCLUDED.content_hash,
         changed_run = EXCLUDED.changed_run, ${gone} = NULL
       WHERE x.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR x.${gone} IS NOT NULL

@@ -46,11 +46,15 @@ export interface MigrateResult {
 /** Applies the sql/ migrations not yet applied, each in its own transaction, recording them. Idempotent. */
 export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
   const migrations = await readMigrations(dir);
-  await db.exec(`
+  // Under the migration lock: two first runs on an empty database would both create the schema,
+  // and IF NOT EXISTS does not make that safe (one fails on the catalog's unique index).
+  await db.exec(`BEGIN;
+    SELECT pg_advisory_xact_lock(${migrationLockKey});
     CREATE SCHEMA IF NOT EXISTS efa;
     CREATE TABLE IF NOT EXISTS efa.schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now()
-    );`);
+    );
+    COMMIT;`);
   const applied: number[] = [];
   for (const m of migrations) {
     const done = await db.kysely.selectFrom('efa.schema_migrations').select(['checksum']).where('version', '=', m.version).executeTakeFirst();

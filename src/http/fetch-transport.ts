@@ -1,4 +1,4 @@
-import { collectSecrets, redactText, redactValues } from '../util/redact.js';
+import { collectSecrets, redactReplyBody, redactText } from '../util/redact.js';
 import {
   AttemptTimeout,
   HttpConnectionError,
@@ -30,11 +30,6 @@ export interface FetchTransportOptions {
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_RESPONSE_DEADLINE_MS = 300_000;
 const DEFAULT_MAX_REDIRECTS = 5;
-/**
- * Shorter configured values are not cut from reply bodies: `sig=1` must not turn every "1" of a
- * timetable into "***". Real keys and passwords are longer; error messages still lose short ones.
- */
-const MIN_BODY_SECRET_LENGTH = 8;
 
 export class InvalidTransportOptionError extends RangeError {
   override readonly name = 'InvalidTransportOptionError';
@@ -89,7 +84,6 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
       // Values a server may echo back (an API key in a "your request was …" message): cut from the
       // body here, once, so no excerpt, server message or stored raw record can carry them.
       const secrets = collectSecrets({ urls: [request.url], headers });
-      const bodySecrets = secrets.filter((secret) => secret.length >= MIN_BODY_SECRET_LENGTH);
       const started = performance.now();
       const exchange = new Exchange(request, deadlineMs);
       try {
@@ -103,7 +97,8 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
         }
         exchange.headersArrived();
         const bytes = await readBody(response, maxResponseBytes, exchange, request.operation, request.url);
-        const body = redactValues(new TextDecoder().decode(bytes), bodySecrets);
+        // Whatever their length: structurally, inside the reply's strings (see redactReplyBody).
+        const body = redactReplyBody(new TextDecoder().decode(bytes), secrets);
         const replyHeaders: Record<string, string> = {};
         // Names come lower-cased. Repeats are joined already, except set-cookie, which forEach yields
         // once per cookie; join those too rather than keep only the last.

@@ -1,4 +1,4 @@
-import type { SnapshotWrite, VehicleRow } from '../db/snapshots.js';
+import type { SnapshotTileRow, SnapshotWrite, VehicleRow } from '../db/snapshots.js';
 import type { Pin } from '../efa/index.js';
 import { SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
 import { contentHash } from '../entities/hash.js';
@@ -47,15 +47,30 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
     keyOf: (row) => row.vehicleKey,
   });
   if (swept.others > 0) ctx.log.info(`vehicles: the answers held ${swept.others} object(s) of other kinds (counted towards max, not stored)`);
+  const tiles = emptyIsAGap(swept.tiles, swept.rows.size, ctx);
   const { details, requests: detailRequests, failures } = await fetchDetails(ctx, cfg, [...swept.rows.values()].map((v) => v.pin));
   const rows = [...swept.rows.values()].map(({ pin }) => toVehicleRow(pin, details.get(pin.id ?? '')));
   return {
-    record: snapshotRecord('vehicles', swept.tiles, swept.requests, detailRequests),
-    tiles: swept.tiles,
+    record: snapshotRecord('vehicles', tiles, swept.requests, detailRequests),
+    tiles,
     rows,
     others: swept.others,
     detailFailures: failures,
   };
+}
+
+/**
+ * A snapshot in which every tile that answered held no vehicle at all: a sharing region does not
+ * empty out between two snapshots, an upstream whose vehicle feed is down does. Stored as zero
+ * vehicles it would be averaged into the hourly views as a trough, so its tiles are recorded as
+ * failed, a gap with the reason, the same as tiles that did not answer (the snapshot is failed).
+ */
+function emptyIsAGap(tiles: SnapshotTileRow[], vehicles: number, ctx: SnapshotContext): SnapshotTileRow[] {
+  const answered = tiles.filter((t) => t.status !== 'failed' && t.status !== 'split');
+  if (vehicles > 0 || answered.length === 0) return tiles;
+  const reason = 'no vehicle in any answer of the region: taken as an upstream without vehicle data, a gap, not as zero vehicles';
+  ctx.log.warn(`vehicles: ${reason}`);
+  return tiles.map((t) => (t.status === 'failed' || t.status === 'split' ? t : { ...t, status: 'failed', error: reason }));
 }
 
 /** SharingRefId parts of a vehicle's id, when it has that form (the detail mode needs them). */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { knownPinPoints } from '../db/known.js';
 import type { Database } from '../db/tables.js';
+import { ConfigError } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { bboxSizeMetres, coverRegion, planBudget, planFromKnownPoints, regionBBox, type Budget, type Tile } from '../tiling/index.js';
 
@@ -22,9 +23,30 @@ export interface RadialCircle {
   readonly radiusM: number;
 }
 
-export function radialCircles(region: ResolvedRegion, radiusM?: number): RadialCircle[] {
+/**
+ * The most circles a RADIAL OpArea sweep plans: 20,000 cells of 5 km cover 500,000 km² (Germany,
+ * Spain or California with room). Beyond that the run would be days of requests for something ALL
+ * answers in one, and the plan itself (hundreds of thousands of tiles) would not fit in memory.
+ */
+export const MAX_RADIAL_CIRCLES = 20_000;
+
+/** How many circles RADIAL lays over `region`; a ConfigError (exit 2) above MAX_RADIAL_CIRCLES. */
+export function radialCircleCount(region: ResolvedRegion): number {
   const { width, height } = bboxSizeMetres(regionBBox(region));
   const targetTiles = Math.max(1, Math.ceil((width * height) / radialCellMetres ** 2));
+  if (targetTiles > MAX_RADIAL_CIRCLES) {
+    throw new ConfigError(
+      `sweeps.opArea: mode RADIAL over this region needs about ${targetTiles.toLocaleString('en')} circles (one per ${radialCellMetres / 1000} km cell of its ` +
+        `${Math.round(width / 1000).toLocaleString('en')} × ${Math.round(height / 1000).toLocaleString('en')} km envelope), more than the limit of ` +
+        `${MAX_RADIAL_CIRCLES.toLocaleString('en')}: use mode ALL, or a smaller region`,
+      'sweeps.opArea.mode',
+    );
+  }
+  return targetTiles;
+}
+
+export function radialCircles(region: ResolvedRegion, radiusM?: number): RadialCircle[] {
+  const targetTiles = radialCircleCount(region);
   return coverRegion(region, { targetTiles }).map((tile) => {
     const size = bboxSizeMetres(tile.bbox);
     return {

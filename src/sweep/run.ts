@@ -45,7 +45,7 @@ import { createJobClient, dialectInUse, type JobClient, type RateHistory } from 
 import { createBatchingWriter, type SweepContext } from './context.js';
 import { pendingRecord, sweepCoord } from './coord.js';
 import { sweepOpArea } from './op-area.js';
-import { planCoordTiles, planRun } from './plan.js';
+import { planCoordTiles, planRun, radialCircleCount } from './plan.js';
 import { Progress } from './progress.js';
 import { sweepServingLines } from './serving-lines.js';
 import { RunStats } from './stats.js';
@@ -165,6 +165,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   // everything the run stores or prints.
   const headers = resolveHeaders(job);
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
+  // Refused before a request is sent, whatever the budget: a RADIAL sweep over a continent (exit 2).
+  if (job.sweeps.opArea?.mode === 'RADIAL') radialCircleCount(opts.loaded.region);
   const planned = await plannedRequests(db, sourceOf(job), job, opts.loaded.region);
   const requestBudget = job.limits.requestBudget ?? Math.max(20_000, 10 * planned);
   // Aborted when the job lock is lost mid-run: the process stops sending at once (a second run may

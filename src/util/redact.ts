@@ -135,6 +135,9 @@ export interface SecretSources {
   readonly values?: readonly (string | undefined)[];
 }
 
+/** Words of a multi-word secret header value that count as a secret on their own when this long. */
+const MIN_SUBSTRING_SECRET_LENGTH_OF_PARTS = 8;
+
 /**
  * Every secret value the configuration holds, in every form a server or runtime may echo it,
  * longest first (so a value is not half-redacted by a shorter one it contains). Feed the result to
@@ -161,7 +164,11 @@ export function collectSecrets(sources: SecretSources): string[] {
   for (const [name, value] of Object.entries(sources.headers ?? {})) {
     if (!isSecret(name)) continue;
     // `Bearer abc…`, `Basic …`: the credential alone may be echoed without its scheme word.
-    values.push(value, ...value.split(/\s+/).filter((part) => part.length >= 8));
+    // After an auth scheme word the credential counts whatever its length; elsewhere only long parts
+    // are taken alone (a short word of a multi-word value is more likely plain text).
+    const [first = '', ...rest] = value.trim().split(/\s+/);
+    const scheme = /^(bearer|basic|token|digest|apikey|api-key|key)$/i.test(first);
+    values.push(value, ...(scheme ? rest : [first, ...rest].filter((part) => part.length >= MIN_SUBSTRING_SECRET_LENGTH_OF_PARTS)));
   }
   for (const value of sources.values ?? []) if (value !== undefined) values.push(...formsOf(value));
   return [...new Set(values.filter((value) => value !== ''))].sort((a, b) => b.length - a.length);
@@ -185,6 +192,67 @@ export function redactValues(text: string, secrets: readonly string[]): string {
  * in a URL, by name.
  */
 export const MIN_SECRET_LENGTH = 3;
+
+/**
+ * Secret values at least this long are cut out of reply data wherever they occur, even inside a
+ * longer word (`"de:08111:badk3Y9a"` loses `k3Y9a`); a one- or two-character value only where it
+ * stands as a whole word (`sig=1` hides `"1"` and `"Gleis 1"`'s 1, not the 1 inside `"de:08111:1000"`).
+ * The price of a three-character secret is that the data containing it is masked too: a value that
+ * short occurs by chance, and hiding it is the safe way to be wrong.
+ */
+export const MIN_SUBSTRING_SECRET_LENGTH = MIN_SECRET_LENGTH;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * One data value (a decoded JSON string, a line of a reply) with the job's secrets replaced,
+ * whatever their length: long ones anywhere, short ones as whole words.
+ */
+export function redactDataValue(value: string, secrets: readonly string[]): string {
+  let out = value;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret === '' || !out.includes(secret)) continue;
+    out =
+      secret.length >= MIN_SUBSTRING_SECRET_LENGTH
+        ? out.split(secret).join(REDACTED)
+        : out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(secret)}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
+  }
+  return out;
+}
+
+/** A JSON string literal as it sits in the text, escapes included. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
+
+/**
+ * A reply body with the job's own secrets replaced wherever a server echoed them, whatever their
+ * length. A JSON body is redacted structurally: only inside its string values (decoded, so an
+ * escaped `\/` or `\u00xx` form is found too), never in numbers or the syntax, so it still parses
+ * and a coordinate that happens to contain a short secret's digits is left alone. Any other body
+ * (an HTML error page, plain text) is redacted as one data value.
+ */
+export function redactReplyBody(body: string, secrets: readonly string[]): string {
+  // How each secret can sit in the raw text: as is, JSON-escaped, and with `/` escaped as `\/`.
+  const wireForms = (secret: string): string[] => {
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    return [secret, escaped, escaped.replaceAll('/', '\\/')];
+  };
+  const occursIn = (text: string, secret: string): boolean => wireForms(secret).some((form) => text.includes(form));
+  const present = secrets.filter((secret) => secret !== '' && occursIn(body, secret));
+  if (present.length === 0) return body;
+  if (!/^\s*[[{]/.test(body)) return redactDataValue(body, present);
+  return body.replace(JSON_STRING, (literal) => {
+    if (!present.some((secret) => occursIn(literal, secret))) return literal;
+    let value: unknown;
+    try {
+      value = JSON.parse(literal);
+    } catch {
+      return literal;
+    }
+    if (typeof value !== 'string') return literal;
+    const redacted = redactDataValue(value, present);
+    return redacted === value ? literal : JSON.stringify(redacted);
+  });
+}
 
 /**
  * `text` with each known secret value replaced, and every URL in it redacted by `redactUrl` (only

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redactUrl as dbRedactUrl } from '../../src/db/connect.js';
 import { collectSecrets as efaCollectSecrets } from '../../src/efa/url.js';
 import { redactSecretsInText, redactFields } from '../../src/util/log.js';
-import { collectSecrets, isSecretName, redactDeep, redactText, redactUrl } from '../../src/util/redact.js';
+import { collectSecrets, isSecretName, redactDeep, redactReplyBody, redactText, redactUrl } from '../../src/util/redact.js';
 
 describe('isSecretName', () => {
   it('knows credential parameter and header names, by word', () => {
@@ -119,5 +119,34 @@ describe('log redaction', () => {
       baseUrl: 'https://h/efa?apikey=***',
       stats: { url: 'http://u:***@h/' },
     });
+  });
+});
+
+describe('redactReplyBody (issue 22.4: a job\'s own secrets in a reply, whatever their length)', () => {
+  const secrets = collectSecrets({ urls: ['https://h/efa?sig=k3Y&name=x'], headers: { 'X-Api-Key': 'Bearer 7', Authorization: 'Zq7x' } });
+
+  it('cuts them from JSON string values only, so the body still parses and numbers stay', () => {
+    const body = JSON.stringify({
+      pins: [{ id: 'de:08111:badk3Y', name: 'Halt k3Y', coord: { lat: 48.7123, lon: 9.1 }, n: 123, note: 'key Zq7x\\/', slash: 'a/k3Y' }],
+      k3Y: 'a key',
+    }).replace('a/k3Y', 'a\\/k3Y');
+    const out = redactReplyBody(body, secrets);
+    const parsed = JSON.parse(out) as { pins: { id: string; name: string; coord: { lat: number }; n: number; note: string; slash: string }[] };
+    const pin = parsed.pins[0];
+    expect(pin?.id).toBe('de:08111:bad***');
+    expect(pin?.name).toBe('Halt ***');
+    expect(pin?.note).toBe('key ***\\/');
+    expect(pin?.slash).toBe('a/***');
+    expect(pin?.coord.lat).toBe(48.7123);
+    expect(pin?.n).toBe(123);
+    expect(out).not.toContain('k3Y');
+    expect(out).not.toContain('Zq7x');
+  });
+
+  it('hides a one-character credential only where it stands alone, and any text body as a whole', () => {
+    const one = collectSecrets({ headers: { 'X-Api-Key': 'Bearer 7' } });
+    const out = JSON.parse(redactReplyBody(JSON.stringify({ a: 'Gleis 7', b: 'de:08111:1700', c: 7 }), one)) as Record<string, unknown>;
+    expect(out).toEqual({ a: 'Gleis ***', b: 'de:08111:1700', c: 7 });
+    expect(redactReplyBody('<html>bad signature k3Y for 127.0.0.1</html>', secrets)).toBe('<html>bad signature *** for 127.0.0.1</html>');
   });
 });
