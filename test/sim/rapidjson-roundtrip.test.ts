@@ -18,7 +18,7 @@ const noticeKey = (n: Notice) => ({
   id: n.id, type: n.type, title: n.title, text: n.text, validFrom: n.validFrom, validTo: n.validTo, lines: [...n.lines].sort(), severity: n.severity,
 });
 const providerKey = (p: Provider) => ({
-  id: p.id, name: p.name, vehicleType: p.vehicleType, areas: p.areas.map((a) => ({ id: a.id, name: a.name, rings: a.rings })),
+  id: p.id, name: p.name, vehicleType: p.vehicleType, areas: p.areas.map((a) => ({ id: a.id, name: a.name, polygons: a.polygons })),
 });
 
 describe('rapidJSON simulator and client: same records as the json dialect', () => {
