@@ -102,7 +102,7 @@ function levels(vehicle: Attrs): { charge: number | null; fuel: number | null } 
 }
 
 /** The vehicle definition of the published schema in a location (`coordInfoDetails.vehicleDetails`), or {}. */
-const vehicleDetailsOf = (a: Attrs): Attrs => objectAt(objectAt(a, 'coordInfoDetails'), 'vehicleDetails');
+export const vehicleDetailsOf = (a: Attrs): Attrs => objectAt(objectAt(a, 'coordInfoDetails'), 'vehicleDetails');
 
 /**
  * A sharing station alone (published schema: coordInfoDetails.type STATION with a `station` and
@@ -155,9 +155,10 @@ export function toVehicleRow(pin: Pin, detail?: Pin, at?: Date): VehicleRow {
   const a = { ...pin.attrs, ...(detail?.attrs ?? {}) };
   const spec = objectAt(a, 'specification');
   const avail = objectAt(a, 'availability');
-  const details = objectAt(a, 'coordInfoDetails');
+  // The detail answer adds to the box answer's details, field by field, never drops them.
+  const details = { ...objectAt(pin.attrs, 'coordInfoDetails'), ...(detail ? objectAt(detail.attrs, 'coordInfoDetails') : {}) };
   const vehicle = { ...vehicleDetailsOf(pin.attrs), ...(detail ? vehicleDetailsOf(detail.attrs) : {}) };
-  const station = objectAt(details, 'station');
+  const station = { ...objectAt(objectAt(pin.attrs, 'coordInfoDetails'), 'station'), ...objectAt(details, 'station') };
   const level = levels(vehicle);
   // SharingRefId: <ID>:<OperatorID>:<OpAreaID>.
   const ref = (pin.id ?? '').split(':');

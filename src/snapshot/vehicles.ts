@@ -8,7 +8,7 @@ import { drainQueue } from '../sweep/queue.js';
 import { redactText } from '../util/redact.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isSharingVehicle } from '../entities/pins.js';
-import { isStationOnly, sharingRefOf, toVehicleRow, vehiclesOf } from './rows.js';
+import { isStationOnly, sharingRefOf, toVehicleRow, vehicleDetailsOf, vehiclesOf } from './rows.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
 
@@ -87,7 +87,11 @@ async function fetchDetails(
     if (!ref) return [];
     try {
       const result = await ctx.client.vehicleDetail({ sharingRef: ref, vehSpec: spec, vehAvail: availability, vehAtStation: cfg.atStation });
-      const found = result.records.find((r) => r.id === pin.id) ?? result.records[0];
+      // The vehicle by its id, or by the schema's vehicle id; a lone answer is taken as it.
+      const found =
+        result.records.find((r) => r.id === pin.id) ??
+        result.records.find((r) => vehicleDetailsOf(r.attrs)['id'] === ref.id) ??
+        (result.records.length === 1 ? result.records[0] : undefined);
       if (found) details.set(pin.id ?? '', found);
     } catch (error) {
       if (isFatal(error)) throw error;
