@@ -101,6 +101,9 @@ function levels(vehicle: Attrs): { charge: number | null; fuel: number | null } 
   return text(vehicle.engine)?.toUpperCase() === 'ELECTRIC' ? { charge: level, fuel: null } : { charge: null, fuel: level };
 }
 
+/** The schema's enums end in UNDEFINED: it says nothing, so the next name is read. */
+const known = (v: unknown): unknown => (v === 'UNDEFINED' ? undefined : v);
+
 /** The vehicle definition of the published schema in a location (`coordInfoDetails.vehicleDetails`), or {}. */
 export const vehicleDetailsOf = (a: Attrs): Attrs => objectAt(objectAt(a, 'coordInfoDetails'), 'vehicleDetails');
 
@@ -167,8 +170,8 @@ export function toVehicleRow(pin: Pin, detail?: Pin, at?: Date): VehicleRow {
     vehicleKey: objectKey(pin),
     providerId: idText(vehicle.providerId, details.providerId, station.providerId, a.operatorId, a.providerId, a.operator, fromRef(1)),
     areaId: idText(vehicle.operatingAreaId, details.operatingAreaId, station.operatingAreaId, a.opAreaId, a.areaId, fromRef(2)),
-    kind: text(vehicle.vehType, spec.vehicleType, a.vehicleType, a.vehSF, a.kind),
-    engine: text(vehicle.engine, spec.engineType, a.engineType, a.vehEngineType),
+    kind: text(known(vehicle.vehType), spec.vehicleType, a.vehicleType, a.vehSF, a.kind),
+    engine: text(known(vehicle.engine), spec.engineType, a.engineType, a.vehEngineType),
     locationType: text(details.type, a.locationType, a.vehLocType),
     chargePercent: level.charge ?? num(avail.chargePercent, a.chargePercent, a.chargeLevel, a.batteryLevel),
     fuelPercent: level.fuel ?? num(avail.fuelPercent, a.fuelPercent, a.fuelLevel),
