@@ -49,7 +49,7 @@ async function benchRequests(): Promise<BenchLine[]> {
 function rows(n: number): VehicleRow[] {
   return Array.from({ length: n }, (_, i) => ({
     vehicleKey: `V${i}:prov${i % 3}:area${i % 7}`, providerId: `prov${i % 3}`, areaId: `area${i % 7}`, kind: i % 2 ? 'BIKE' : 'CAR',
-    engine: 'ELECTRIC', locationType: 'FREEFLOATER', chargePercent: i % 101, fuelPercent: null, available: i % 5 !== 0, detailed: false,
+    engine: 'ELECTRIC', locationType: 'FREEFLOATER', chargePercent: i % 101, fuelPercent: null, available: i % 5 !== 0, detailed: false, stationId: null, stationSlots: null, model: null, rangeKm: null,
     lon: 9.05 + ((i * 7919) % 25_000) / 100_000, lat: 48.7 + ((i * 104_729) % 15_000) / 100_000,
   }));
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
+import { stripNul } from '../entities/hash.js';
 import type { Database } from './tables.js';
 
 /**
@@ -23,6 +24,11 @@ export interface VehicleRow {
   readonly fuelPercent: number | null;
   readonly available: boolean | null;
   readonly detailed: boolean;
+  /** The station a vehicle stands at, and its slot counts as sent (station-based sharing). */
+  readonly stationId: string | null;
+  readonly stationSlots: Record<string, unknown> | null;
+  readonly model: string | null;
+  readonly rangeKm: number | null;
   readonly lon: number;
   readonly lat: number;
 }
@@ -34,6 +40,14 @@ export interface ParkingRow {
   readonly capacity: number | null;
   readonly free: number | null;
   readonly occupied: number | null;
+  /** REALTIME (measured), PROFILE (a day curve's forecast) or UNKNOWN; null when the answer had no figure. */
+  readonly dataSource: 'REALTIME' | 'PROFILE' | 'UNKNOWN' | null;
+  /** When the figure was measured, where the answer says with its zone. */
+  readonly measuredAt: Date | null;
+  readonly occ: number | null;
+  readonly occLos: number | null;
+  readonly occLevel: string | null;
+  readonly occTrend: number | null;
   readonly lon: number;
   readonly lat: number;
 }
@@ -101,9 +115,12 @@ export async function dropSnapshotPartitions(db: Db, keepFrom: Date): Promise<st
 const tileColumns = ['taken_at', 'run_id', 'source', 'kind', 'tile_id', 'parent_id', 'depth', 'bbox', 'status', 'objects', 'stored', 'attempts', 'error'];
 const vehicleColumns = [
   'taken_at', 'run_id', 'source', 'vehicle_key', 'provider_id', 'area_id', 'kind', 'engine', 'location_type',
-  'charge_percent', 'fuel_percent', 'available', 'detailed', 'geom',
+  'charge_percent', 'fuel_percent', 'available', 'detailed', 'station_id', 'station_slots', 'model', 'range_km', 'geom',
 ];
-const parkingColumns = ['taken_at', 'run_id', 'source', 'parking_key', 'name', 'kind', 'capacity', 'free', 'occupied', 'geom'];
+const parkingColumns = [
+  'taken_at', 'run_id', 'source', 'parking_key', 'name', 'kind', 'capacity', 'free', 'occupied',
+  'data_source', 'measured_at', 'occ', 'occ_los', 'occ_level', 'occ_trend', 'geom',
+];
 
 async function writeRecord(tx: Tx, ref: SnapshotRef, record: SnapshotRecord, rows: number): Promise<void> {
   await sql`
@@ -127,7 +144,8 @@ export async function writeVehicleSnapshot(tx: Tx, ref: SnapshotRef, snapshot: S
   if (snapshot.rows.length === 0) return;
   await tx.copyIn('efa.vehicle_snapshots', vehicleColumns, copyText(snapshot.rows, (v) => [
     at, ref.runId, ref.source, v.vehicleKey, v.providerId, v.areaId, v.kind, v.engine, v.locationType,
-    v.chargePercent, v.fuelPercent, v.available, v.detailed, point(v.lon, v.lat),
+    v.chargePercent, v.fuelPercent, v.available, v.detailed, v.stationId,
+    v.stationSlots === null ? null : JSON.stringify(stripNul(v.stationSlots)), v.model, v.rangeKm, point(v.lon, v.lat),
   ]));
 }
 
@@ -137,7 +155,8 @@ export async function writeParkingSnapshot(tx: Tx, ref: SnapshotRef, snapshot: S
   await writeTiles(tx, ref, 'parking', snapshot.tiles);
   if (snapshot.rows.length === 0) return;
   await tx.copyIn('efa.parking_snapshots', parkingColumns, copyText(snapshot.rows, (p) => [
-    at, ref.runId, ref.source, p.parkingKey, p.name, p.kind, p.capacity, p.free, p.occupied, point(p.lon, p.lat),
+    at, ref.runId, ref.source, p.parkingKey, p.name, p.kind, p.capacity, p.free, p.occupied,
+    p.dataSource, p.measuredAt?.toISOString() ?? null, p.occ, p.occLos, p.occLevel, p.occTrend, point(p.lon, p.lat),
   ]));
 }
 

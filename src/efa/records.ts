@@ -67,13 +67,29 @@ export const noticeSchema = z.object({
 /** A position in GeoJSON order: longitude first. */
 export const positionSchema = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
 
+/** A closed linear ring in [lon, lat] order. */
+export const ringSchema = z.array(positionSchema).min(4);
+
+/**
+ * Which order an answer's GeoJSON positions were in. GeoJSON says [lon, lat], but EFA writes its
+ * own coordinates [lat, lon]; `ambiguous` means every value fits either reading (all within
+ * ±90), so the positions were read as GeoJSON and the job's region decides when rows are built.
+ */
+export const coordOrderSchema = z.enum(['lonLat', 'latLon', 'ambiguous']);
+
 export const areaSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
-  /** Closed linear rings in [lon, lat] order; null when the answer carried no geometry. */
-  rings: z.array(z.array(positionSchema).min(4)).nullable(),
+  /**
+   * The area's polygons (a MultiPolygon's parts; one for a Polygon), each a list of closed rings
+   * in [lon, lat] order, the outer ring first and its holes after it; null when the answer carried
+   * no areal geometry.
+   */
+  polygons: z.array(z.array(ringSchema).min(1)).min(1).nullable(),
   /** True when the parser had to repeat a ring's first point at its end. */
   ringsClosedByParser: z.boolean(),
+  /** Only for GeoJSON geometries (rapidJSON `operatingZone`): the order their positions were read in. */
+  coordOrder: coordOrderSchema.optional(),
   attrs: attrsSchema,
 });
 
@@ -109,6 +125,7 @@ export type ServingLine = z.infer<typeof servingLineSchema>;
 export type Notice = z.infer<typeof noticeSchema>;
 export type Position = z.infer<typeof positionSchema>;
 export type Area = z.infer<typeof areaSchema>;
+export type CoordOrder = z.infer<typeof coordOrderSchema>;
 export type Provider = z.infer<typeof providerSchema>;
 export type Reject = z.infer<typeof rejectSchema>;
 export type ServerMessage = z.infer<typeof serverMessageSchema>;

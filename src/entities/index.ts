@@ -13,7 +13,7 @@ export { pinKey, pins, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
 export { lineKey, lines, toLineRow, type LineRow } from './lines.js';
 export { pairKey, stopLines, type StopLineRow } from './stop-lines.js';
 export { notices, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
-export { areaKey, operatingAreas, repairedAreaGeometry, sharingProviders, toProviderRows, type AreaRow, type ProviderRow } from './sharing.js';
+export { areaKey, operatingAreas, repairedAreaGeometry, sharingProviders, toProviderRows, type AreaRow, type PolygonRings, type ProviderRow } from './sharing.js';
 
 /** Every entity, by relation (lines before stop_lines: a pair references its line). */
 export const entities: { readonly [R in Relation]: Entity<never> } = {

@@ -1,4 +1,4 @@
-import type { Provider } from '../efa/records.js';
+import type { Area, Provider } from '../efa/records.js';
 import type { Job } from '../job/index.js';
 import { json, type Entity } from './entity.js';
 import { contentHash, stripNul } from './hash.js';
@@ -21,7 +21,7 @@ export interface AreaRow {
   readonly provider_id: string;
   readonly area_id: string;
   readonly name: string | null;
-  /** GeoJSON Polygon text in lon/lat order, or null when the answer had no geometry. Repaired in SQL. */
+  /** GeoJSON Polygon or MultiPolygon text in lon/lat order, or null when the answer had no geometry. Repaired in SQL. */
   readonly geojson: string | null;
   /** Whether the area touches the job's region (null: no geometry). */
   readonly in_region: boolean | null;
@@ -35,17 +35,50 @@ export function areaKey(providerId: string, areaId: string): string {
   return `${providerId}/${areaId}`;
 }
 
-/** `inRegion` tells whether an area's rings touch the job's region. */
+/** Rings of one polygon, [lon, lat]. */
+export type PolygonRings = readonly (readonly (readonly [number, number])[])[];
+
+const swapped = (polygons: readonly PolygonRings[]): [number, number][][][] =>
+  polygons.map((rings) => rings.map((ring) => ring.map(([a, b]): [number, number] => [b, a])));
+
+/**
+ * The area's polygons in [lon, lat] order and how that order was decided. A GeoJSON zone whose
+ * values fit both orders was read as GeoJSON ([lon, lat]); if it then lies outside the job's
+ * region and read the other way round inside it, the answer wrote [lat, lon] (EFA's own order)
+ * and it is turned. Said in attrs (`coordOrder`, `coordOrderBy`), so an analyst can check it.
+ */
+function orientedPolygons(
+  polygons: readonly PolygonRings[],
+  order: Area['coordOrder'],
+  touches: (polygons: readonly PolygonRings[]) => boolean,
+): { polygons: readonly PolygonRings[]; attrs: Record<string, unknown> } {
+  if (order === undefined) return { polygons, attrs: {} };
+  if (order !== 'ambiguous') return { polygons, attrs: { coordOrder: order, coordOrderBy: 'values' } };
+  const turned = swapped(polygons);
+  if (!touches(polygons) && touches(turned)) return { polygons: turned, attrs: { coordOrder: 'latLon', coordOrderBy: 'region' } };
+  return { polygons, attrs: { coordOrder: 'lonLat', coordOrderBy: touches(polygons) ? 'region' : 'GeoJSON' } };
+}
+
+/** GeoJSON text of the polygons: a Polygon for one (as rows were always written), else a MultiPolygon. */
+function geoJsonOf(polygons: readonly PolygonRings[]): string {
+  return polygons.length === 1
+    ? JSON.stringify({ type: 'Polygon', coordinates: polygons[0] })
+    : JSON.stringify({ type: 'MultiPolygon', coordinates: polygons });
+}
+
+/** `inRegion` tells whether an area's rings (one polygon) touch the job's region. */
 export function toProviderRows(
   provider: Provider,
-  inRegion: (rings: readonly (readonly (readonly [number, number])[])[]) => boolean = () => true,
+  inRegion: (rings: PolygonRings) => boolean = () => true,
 ): { provider: ProviderRow; areas: AreaRow[] } {
   const p = stripNul(provider);
   const row = { name: p.name, vehicle_type: p.vehicleType || null, attrs: p.attrs };
+  const touches = (polygons: readonly PolygonRings[]): boolean => polygons.some((rings) => inRegion(rings));
   const areas = p.areas.map((a): AreaRow => {
-    const attrs = a.ringsClosedByParser ? { ...a.attrs, ringsClosedByParser: true } : a.attrs;
-    const geojson = a.rings ? JSON.stringify({ type: 'Polygon', coordinates: a.rings }) : null;
-    const in_region = a.rings ? inRegion(a.rings) : null;
+    const oriented = a.polygons ? orientedPolygons(a.polygons, a.coordOrder, touches) : undefined;
+    const attrs = { ...a.attrs, ...(a.ringsClosedByParser ? { ringsClosedByParser: true } : {}), ...oriented?.attrs };
+    const geojson = oriented ? geoJsonOf(oriented.polygons) : null;
+    const in_region = oriented ? touches(oriented.polygons) : null;
     const body = { provider_id: p.id, area_id: a.id, name: a.name, geojson, attrs };
     // Only an area outside the region carries the flag in its hash: rows written before the flag
     // existed (inside the region, the common case) keep their hash and are not rewritten.

@@ -28,6 +28,8 @@ export interface TileSweepOptions<Row> {
   readonly request: (tile: Tile) => Promise<EfaResult<Pin>>;
   /** The row of an object this sweep stores, or undefined for objects of other kinds (counted, not stored). */
   readonly rowOf: (pin: Pin) => Row | undefined;
+  /** The objects one answered object stands for (a sharing station: the vehicles it lists); default itself. */
+  readonly expand?: (pin: Pin) => Pin[];
   readonly keyOf: (row: Row) => string;
 }
 
@@ -89,7 +91,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
       o.log.warn(`${o.label} tile ${tile.id} is capped at ${verdict.received} objects and too small to split; some may be missing`);
     }
     let stored = 0;
-    for (const pin of verdict.inside) {
+    for (const pin of o.expand ? verdict.inside.flatMap(o.expand) : verdict.inside) {
       const row = o.rowOf(pin);
       if (row === undefined) {
         others += 1;

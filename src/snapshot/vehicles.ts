@@ -8,7 +8,7 @@ import { drainQueue } from '../sweep/queue.js';
 import { redactText } from '../util/redact.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isSharingVehicle } from '../entities/pins.js';
-import { toVehicleRow } from './rows.js';
+import { isStationOnly, sharingRefOf, toVehicleRow, vehicleDetailsOf, vehiclesOf } from './rows.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
 
@@ -43,13 +43,15 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
         ...(cfg.locationTypes ? { vehLocType: cfg.locationTypes } : {}),
         vehAtStation: cfg.atStation,
       }),
-    rowOf: (pin) => (isSharingVehicle(pin) ? toVehicleRow(pin) : undefined),
+    // A station alone stands for the vehicles it lists; a station without any is not a vehicle.
+    expand: (pin) => (isSharingVehicle(pin) ? vehiclesOf(pin) : [pin]),
+    rowOf: (pin) => (isSharingVehicle(pin) && !isStationOnly(pin) ? toVehicleRow(pin, undefined, ctx.takenAt) : undefined),
     keyOf: (row) => row.vehicleKey,
   });
   if (swept.others > 0) ctx.log.info(`vehicles: the answers held ${swept.others} object(s) of other kinds (counted towards max, not stored)`);
   const tiles = emptyIsAGap(swept.tiles, swept.rows.size, ctx);
   const { details, requests: detailRequests, failures } = await fetchDetails(ctx, cfg, [...swept.rows.values()].map((v) => v.pin));
-  const rows = [...swept.rows.values()].map(({ pin }) => toVehicleRow(pin, details.get(pin.id ?? '')));
+  const rows = [...swept.rows.values()].map(({ pin }) => toVehicleRow(pin, details.get(pin.id ?? ''), ctx.takenAt));
   return {
     record: snapshotRecord('vehicles', tiles, swept.requests, detailRequests),
     tiles,
@@ -73,13 +75,6 @@ function emptyIsAGap(tiles: SnapshotTileRow[], vehicles: number, ctx: SnapshotCo
   return tiles.map((t) => (t.status === 'failed' || t.status === 'split' ? t : { ...t, status: 'failed', error: reason }));
 }
 
-/** SharingRefId parts of a vehicle's id, when it has that form (the detail mode needs them). */
-function sharingRef(pin: Pin): { id: string; operatorId: string; opAreaId: string } | undefined {
-  const parts = (pin.id ?? '').split(':');
-  const [id, operatorId, opAreaId] = parts;
-  return parts.length === 3 && id && operatorId && opAreaId ? { id, operatorId, opAreaId } : undefined;
-}
-
 /**
  * The vehicle-detail mode for at most `detail.budget` vehicles: a different sample each snapshot
  * (ordered by a hash of the id and the snapshot time), so over a day every vehicle has its turn.
@@ -95,7 +90,7 @@ async function fetchDetails(
   if (!cfg.detail || budget === 0) return { details, requests: 0, failures: 0 };
   const at = ctx.takenAt.toISOString();
   const chosen = vehicles
-    .filter((p) => sharingRef(p) !== undefined)
+    .filter((p) => sharingRefOf(p) !== undefined)
     .map((p) => ({ p, order: contentHash([p.id, at]) }))
     .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
     .slice(0, budget)
@@ -103,11 +98,15 @@ async function fetchDetails(
   let failures = 0;
   const { spec, availability } = cfg.detail;
   await drainQueue(chosen, ctx.job.rateLimit.concurrency, async (pin) => {
-    const ref = sharingRef(pin);
+    const ref = sharingRefOf(pin);
     if (!ref) return [];
     try {
       const result = await ctx.client.vehicleDetail({ sharingRef: ref, vehSpec: spec, vehAvail: availability, vehAtStation: cfg.atStation });
-      const found = result.records.find((r) => r.id === pin.id) ?? result.records[0];
+      // The vehicle by its id, or by the schema's vehicle id; a lone answer is taken as it.
+      const found =
+        result.records.find((r) => r.id === pin.id) ??
+        result.records.find((r) => vehicleDetailsOf(r.attrs)['id'] === ref.id) ??
+        (result.records.length === 1 ? result.records[0] : undefined);
       if (found) details.set(pin.id ?? '', found);
     } catch (error) {
       if (isFatal(error)) throw error;

@@ -108,9 +108,9 @@ describe('the loader: COPY into staging, one set-based merge', () => {
       id: 'p1', name: 'Bikes', vehicleType: 'BIKE', attrs: {},
       areas: [
         // A bow-tie: invalid as given, repairable into two triangles.
-        { id: 'bow', name: 'Bow', ringsClosedByParser: false, attrs: {}, rings: [[[9.1, 48.7], [9.2, 48.8], [9.2, 48.7], [9.1, 48.8], [9.1, 48.7]]] },
+        { id: 'bow', name: 'Bow', ringsClosedByParser: false, attrs: {}, polygons: [[[[9.1, 48.7], [9.2, 48.8], [9.2, 48.7], [9.1, 48.8], [9.1, 48.7]]]] },
         // All points on one line: nothing of area is left after repair.
-        { id: 'flat', name: 'Flat', ringsClosedByParser: false, attrs: {}, rings: [[[9.1, 48.7], [9.2, 48.7], [9.3, 48.7], [9.1, 48.7]]] },
+        { id: 'flat', name: 'Flat', ringsClosedByParser: false, attrs: {}, polygons: [[[[9.1, 48.7], [9.2, 48.7], [9.3, 48.7], [9.1, 48.7]]]] },
       ],
     });
     const { ok, rejected } = await rejectUnrepairableAreas(k, areas);

@@ -20,7 +20,7 @@ const box = [9.1, 48.7, 9.2, 48.8] as const;
 function vehicle(key: string, provider: string, kind: string, lon: number, lat: number, available: boolean | null = null): VehicleRow {
   return {
     vehicleKey: key, providerId: provider, areaId: null, kind, engine: 'ELECTRIC', locationType: 'FREEFLOATER',
-    chargePercent: 50, fuelPercent: null, available, detailed: false, lon, lat,
+    chargePercent: 50, fuelPercent: null, available, detailed: false, stationId: null, stationSlots: null, model: null, rangeKm: null, lon, lat,
   };
 }
 
@@ -128,7 +128,10 @@ describe('snapshot storage: partitions, retention and views', () => {
   });
 
   it('averages parking occupancy per hour and per weekday-hour', async () => {
-    const car = (free: number): ParkingRow => ({ parkingKey: 'P1', name: 'P Mitte', kind: 2, capacity: 100, free, occupied: 100 - free, lon: 9.15, lat: 48.75 });
+    const car = (free: number): ParkingRow => ({
+      parkingKey: 'P1', name: 'P Mitte', kind: 2, capacity: 100, free, occupied: 100 - free, lon: 9.15, lat: 48.75,
+      dataSource: 'REALTIME', measuredAt: null, occ: null, occLos: null, occLevel: null, occTrend: null,
+    });
     await parkingSnapshot(t, '2026-03-03T08:00:00Z', [car(40)]); // Tuesday
     await parkingSnapshot(t, '2026-03-03T08:30:00Z', [car(20)]);
     await parkingSnapshot(t, '2026-03-10T08:15:00Z', [car(60)]); // the next Tuesday
@@ -139,6 +142,31 @@ describe('snapshot storage: partitions, retention and views', () => {
     const week = await sql<{ weekday: number; hour_of_day: number; days: number; readings: number; free_avg: string; occupancy_avg: string }>`
       SELECT weekday, hour_of_day, days, readings, free_avg::text, occupancy_avg::text FROM efa.parking_occupancy_weekday_hour`.execute(t.db.kysely);
     expect(week.rows).toEqual([{ weekday: 2, hour_of_day: 8, days: 2, readings: 3, free_avg: '40.00', occupancy_avg: '0.6000' }]);
+  });
+
+  it('counts only REALTIME figures as measured; PROFILE figures (forecasts) apart, UNKNOWN in no mean', async () => {
+    const lot = (free: number, dataSource: ParkingRow['dataSource'], measuredAt: string | null = null): ParkingRow => ({
+      parkingKey: 'P9', name: 'P Profil', kind: 2, capacity: 200, free, occupied: null, lon: 9.16, lat: 48.76,
+      dataSource, measuredAt: measuredAt === null ? null : new Date(measuredAt), occ: null, occLos: null, occLevel: null, occTrend: null,
+    });
+    await parkingSnapshot(t, '2026-03-05T14:00:00Z', [lot(100, 'REALTIME', '2026-03-05T13:58:00Z')]);
+    await parkingSnapshot(t, '2026-03-05T14:20:00Z', [lot(10, 'PROFILE')]);
+    await parkingSnapshot(t, '2026-03-05T14:40:00Z', [lot(30, 'PROFILE')]);
+    await parkingSnapshot(t, '2026-03-05T14:50:00Z', [lot(0, 'UNKNOWN')]);
+    const hourly = await sql<Record<string, unknown>>`
+      SELECT readings, free_avg::text, free_min, free_max, occupancy_avg::text, profile_readings, profile_free_avg::text, unknown_readings
+      FROM efa.parking_occupancy_hourly WHERE parking_key = 'P9'`.execute(t.db.kysely);
+    expect(hourly.rows).toEqual([{
+      readings: 1, free_avg: '100.00', free_min: 100, free_max: 100, occupancy_avg: '0.5000',
+      profile_readings: 2, profile_free_avg: '20.00', unknown_readings: 1,
+    }]);
+    const stored = await sql<{ data_source: string; measured_at: Date | null }>`
+      SELECT data_source, measured_at FROM efa.parking_snapshots WHERE parking_key = 'P9' ORDER BY taken_at`.execute(t.db.kysely);
+    expect(stored.rows.map((r) => r.data_source)).toEqual(['REALTIME', 'PROFILE', 'PROFILE', 'UNKNOWN']);
+    expect(new Date(stored.rows[0]?.measured_at ?? 0).toISOString()).toBe('2026-03-05T13:58:00.000Z');
+    const week = await sql<Record<string, unknown>>`
+      SELECT readings, free_avg::text, profile_readings, profile_free_avg::text FROM efa.parking_occupancy_weekday_hour WHERE parking_key = 'P9'`.execute(t.db.kysely);
+    expect(week.rows).toEqual([{ readings: 1, free_avg: '100.00', profile_readings: 2, profile_free_avg: '20.00' }]);
   });
 });
 

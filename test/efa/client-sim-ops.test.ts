@@ -221,8 +221,9 @@ describe('EFA client against the simulator: operations', () => {
         expect(provider.areas.map((a) => a.id)).toEqual(expected?.areas.map((a) => a.id));
         for (const area of provider.areas) {
           expect(area.ringsClosedByParser).toBe(false);
-          expect(area.rings).toHaveLength(1);
-          const ring = area.rings?.[0] ?? [];
+          expect(area.polygons).toHaveLength(1);
+          expect(area.polygons?.[0]).toHaveLength(1);
+          const ring = area.polygons?.[0]?.[0] ?? [];
           const first = ring[0] ?? [0, 0];
           const last = ring[ring.length - 1];
           // [lon, lat]: the API's [lat, lon] points were turned round.
@@ -240,7 +241,7 @@ describe('EFA client against the simulator: operations', () => {
     it('ALL without geometry: areas come without rings', async () => {
       const result = await client.opArea({ opareaSM: 'ALL' });
       expect(result.records.length).toBe(sim.world.providers().length);
-      for (const provider of result.records) for (const area of provider.areas) expect(area.rings).toBeNull();
+      for (const provider of result.records) for (const area of provider.areas) expect(area.polygons).toBeNull();
     });
 
     it('RADIAL: the providers with an area within the radius, only those areas', async () => {

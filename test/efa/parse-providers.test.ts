@@ -59,18 +59,18 @@ describe('parseProviders (json)', () => {
           {
             id: 'A1',
             name: 'Mitte',
-            rings: [[[9.1, 48.7], [9.2, 48.7], [9.2, 48.8], [9.1, 48.8], [9.1, 48.7]]],
+            polygons: [[[[9.1, 48.7], [9.2, 48.7], [9.2, 48.8], [9.1, 48.8], [9.1, 48.7]]]],
             ringsClosedByParser: false,
             attrs: { colour: 'red' },
           },
           {
             id: 'A2',
             name: 'Ost',
-            rings: [[[9.2, 48.75], [9.25, 48.75], [9.25, 48.78], [9.2, 48.75]]],
+            polygons: [[[[9.2, 48.75], [9.25, 48.75], [9.25, 48.78], [9.2, 48.75]]]],
             ringsClosedByParser: true,
             attrs: {},
           },
-          { id: 'A3', name: 'No geometry', rings: null, ringsClosedByParser: false, attrs: {} },
+          { id: 'A3', name: 'No geometry', polygons: null, ringsClosedByParser: false, attrs: {} },
         ],
         attrs: { website: 'https://nextbike.de' },
       },
@@ -85,8 +85,8 @@ describe('parseProviders (json)', () => {
       providers: [{ id: 'p', name: 'P', vehicleType: 'SCOOTER', areas: [{ id: 'a', name: 'A', polygon: [closed, hole] }] }],
     });
     const area = records[0]?.areas[0];
-    expect(area?.rings?.length).toBe(2);
-    expect(area?.rings?.[1]).toEqual([[9.12, 48.72], [9.15, 48.72], [9.15, 48.75], [9.12, 48.72]]);
+    expect(area?.polygons?.[0]?.length).toBe(2);
+    expect(area?.polygons?.[0]?.[1]).toEqual([[9.12, 48.72], [9.15, 48.72], [9.15, 48.75], [9.12, 48.72]]);
     expect(area?.ringsClosedByParser).toBe(true);
   });
 

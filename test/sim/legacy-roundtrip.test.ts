@@ -19,7 +19,7 @@ const noticeKey = (n: Notice) => ({
   id: n.id, type: n.type, title: n.title, text: n.text, validFrom: n.validFrom, validTo: n.validTo, lines: n.lines, severity: n.severity,
 });
 const providerKey = (p: Provider) => ({
-  id: p.id, name: p.name, vehicleType: p.vehicleType, areas: p.areas.map((a) => ({ id: a.id, name: a.name, rings: a.rings })),
+  id: p.id, name: p.name, vehicleType: p.vehicleType, areas: p.areas.map((a) => ({ id: a.id, name: a.name, polygons: a.polygons })),
 });
 const sortedBy = <T>(items: T[]): T[] => [...items].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
@@ -110,6 +110,6 @@ describe('legacy simulator + legacy dialect = json simulator + json dialect', ()
   it('OpArea ALL with geometry', async () => {
     const providers = await both((c) => c.opArea({ opareaSM: 'ALL', operatingZoneGeometry: true }), providerKey);
     expect(providers.length).toBeGreaterThan(0);
-    expect(providers.every((p) => p.areas.every((a) => a.rings !== null))).toBe(true);
+    expect(providers.every((p) => p.areas.every((a) => a.polygons !== null))).toBe(true);
   });
 });

@@ -58,7 +58,7 @@ describe('simulator rapidJSON bodies', () => {
     );
   });
 
-  it('AddInfo: infos.current with validity in +01:00, infoLinks, priority and affected lines', async () => {
+  it('AddInfo: infos.current with validity in UTC (the schema\'s dateTime), subtitle and content, priority and affected lines', async () => {
     const body = await get('XML_ADDINFO_REQUEST?filterPublicationStatus=current');
     const infos = body['infos'] as { current: Entry[]; historic: Entry[]; affected: Entry };
     expect(infos.historic).toEqual([]);
@@ -67,8 +67,10 @@ describe('simulator rapidJSON bodies', () => {
     expect(withLines).toMatchObject({
       type: truth?.type,
       priority: truth?.severity,
-      timestamps: { validity: [{ from: `${truth?.validFrom}T00:00:00+01:00`, to: `${truth?.validTo}T23:59:59+01:00` }] },
-      infoLinks: [{ subtitle: truth?.title, content: truth?.text, urlText: truth?.title }],
+      timestamps: { validity: [{ from: `${truth?.validFrom}T00:00:00Z`, to: `${truth?.validTo}T23:59:59Z` }] },
+      subtitle: truth?.title,
+      content: truth?.text,
+      urlText: truth?.title,
       affected: { lines: truth?.lines.map((key) => ({ id: `${key}:` })) },
     });
   });

@@ -22,7 +22,8 @@ const EXTRA: Params = [
 /**
  * EFA's `outputFormat=rapidJSON` (TfNSW, NVBW/efa-bw, VVS): `locations[]` for CoordInfo and
  * StopFinder with [lat, lon] coordinates, `lines[]` for ServingLines, `infos.current[]`/
- * `infos.historic[]` for AddInfo, and the efa-api.md shape for OpArea (no public sample exists).
+ * `infos.historic[]` for AddInfo, and for OpArea the published schema's `operatingAreas[]` or the
+ * efa-api.md shape (no public OpArea body exists in any dialect).
  */
 export const rapidJsonDialect: Dialect = {
   name: 'rapidjson',

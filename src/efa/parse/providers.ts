@@ -50,7 +50,8 @@ function toArea(wire: WireArea, rings: readonly ClosedRing[]): Area {
   return {
     id: wire.id,
     name: wire.name,
-    rings: rings.length === 0 ? null : rings.map((closed) => closed.ring),
+    // efa-api.md's rings are one polygon: the first the outer ring, any further ones its holes.
+    polygons: rings.length === 0 ? null : [rings.map((closed) => closed.ring)],
     ringsClosedByParser: rings.some((closed) => closed.closedByParser),
     attrs: restOf(wire, ['id', 'name', 'polygon']),
   };

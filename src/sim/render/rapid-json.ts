@@ -1,12 +1,13 @@
 /**
  * EFA's rapidJSON (`outputFormat=rapidJSON`), rendered from the same neutral results as the json
  * dialect, so a sweep in either dialect yields the same tables. Shapes follow the public samples
- * (TfNSW coord/stop_finder/add_info, NVBW stop finder, VVS serving lines); OpArea has no public
- * sample and keeps the efa-api.md shape inside the rapidJSON envelope.
+ * (TfNSW coord/stop_finder/add_info, NVBW stop finder, VVS serving lines) and the interface's
+ * published JSON schema (OpArea `operatingAreas[]`, coordInfoDetails of parking and sharing).
  */
 import type { Dialect } from './efa-json.js';
 import { rapidInfos } from './rapid/infos.js';
 import { rapidCoordLocations, rapidStopFinderLocations } from './rapid/locations.js';
+import { rapidOperatingAreas } from './rapid/operating-areas.js';
 
 /** Every rapidJSON answer starts with the server's version (and, at NVBW, its systemMessages). */
 const envelope = (body: Record<string, unknown>): Record<string, unknown> => ({
@@ -33,20 +34,9 @@ export const rapidJson: Dialect = {
       })),
     }),
   addInfo: (r) => envelope({ infos: rapidInfos(r) }),
-  opArea: (r) =>
-    envelope({
-      providers: r.providers.map((p) => ({
-        id: p.id,
-        name: p.name,
-        vehicleType: p.vehicleType,
-        areas: p.areas.map((a) => ({
-          id: a.id,
-          name: a.name,
-          ...(r.withGeometry ? { polygon: a.polygon.map(([lat, lon]) => [lat, lon]) } : {}),
-        })),
-      })),
-    }),
+  opArea: (r) => envelope({ operatingAreas: rapidOperatingAreas(r) }),
   // EFA reports failures as systemMessages of type error; the TfNSW gateway adds `error.message`.
   error: (status, message) =>
-    envelope({ systemMessages: [{ type: 'error', module: 'SIM', code: -status, text: message }], error: { status, message } }),
+    // `module` is an enum in the published schema; a simulator is none of its modules.
+    envelope({ systemMessages: [{ type: 'error', module: 'UNKNOWN', code: -status, text: message }], error: { status, message } }),
 };

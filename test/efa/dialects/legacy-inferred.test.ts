@@ -87,13 +87,13 @@ describe('legacy OpArea (efa-api.md shape, no real sample): polygon forms', () =
   ])('%s', (_name, polygon) => {
     const { records, rejects } = parse.opArea(provider(polygon));
     expect(rejects).toEqual([]);
-    expect(records[0]).toMatchObject({ id: 'p1', vehicleType: 'BIKE', areas: [{ id: 'a1', name: 'A', rings: expected, ringsClosedByParser: false }] });
+    expect(records[0]).toMatchObject({ id: 'p1', vehicleType: 'BIKE', areas: [{ id: 'a1', name: 'A', polygons: [expected], ringsClosedByParser: false }] });
   });
 
   it('closes an open ring, and keeps areas without geometry', () => {
     const { records } = parse.opArea(provider('48.7,9.1;48.8,9.1;48.8,9.2'));
-    expect(records[0]?.areas[0]).toMatchObject({ rings: expected, ringsClosedByParser: true });
-    expect(parse.opArea(provider(undefined)).records[0]?.areas[0]?.rings).toBeNull();
+    expect(records[0]?.areas[0]).toMatchObject({ polygons: [expected], ringsClosedByParser: true });
+    expect(parse.opArea(provider(undefined)).records[0]?.areas[0]?.polygons).toBeNull();
   });
 
   it('rejects anything else with the area path; grid values stop the run; no providers[] is a shape error', () => {

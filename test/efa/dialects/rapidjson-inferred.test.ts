@@ -85,7 +85,7 @@ describe('OpArea polygons', () => {
   const square = [[48.7, 9.1], [48.7, 9.2], [48.8, 9.2], [48.8, 9.1], [48.7, 9.1]];
   const expected = [[[9.1, 48.7], [9.2, 48.7], [9.2, 48.8], [9.1, 48.8], [9.1, 48.7]]];
   const provider = (polygon: unknown) => ({ providers: [{ id: 'p1', name: 'Bikes', vehicleType: 'BIKE', areas: [{ id: 'a1', name: 'City', polygon }] }] });
-  const ringsOf = (polygon: unknown) => parse.opArea(provider(polygon)).records[0]?.areas[0]?.rings;
+  const ringsOf = (polygon: unknown) => parse.opArea(provider(polygon)).records[0]?.areas[0]?.polygons?.[0] ?? null;
 
   it('reads [lat, lon] points, "lat,lon" strings and GeoJSON [lon, lat] to the same rings', () => {
     expect(ringsOf(square)).toEqual(expected);
@@ -98,7 +98,7 @@ describe('OpArea polygons', () => {
 
   it('closes an open ring and says so', () => {
     const area = parse.opArea(provider(square.slice(0, 4))).records[0]?.areas[0];
-    expect(area).toMatchObject({ rings: expected, ringsClosedByParser: true });
+    expect(area).toMatchObject({ polygons: [expected], ringsClosedByParser: true });
   });
 
   it('rejects any other form with the area path', () => {

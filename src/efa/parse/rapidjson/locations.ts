@@ -55,6 +55,12 @@ const OBJECT_TYPE_OF_KIND: Readonly<Record<string, string>> = {
   // Parking objects and sharing vehicles (parkObjInfo, vehicle searches) keep efa-sync's own types.
   parking: 'PARKING',
   sharing: 'SHARING',
+  // The rest of the published schema's location.type enum. An address or a crossing is a point on
+  // a street; a locality or a suburb is a named area of the map (GIS); a POI hierarchy entry is a POI.
+  address: 'STREET',
+  crossing: 'STREET',
+  locality: 'GIS_AREA',
+  suburb: 'GIS_AREA',
 };
 
 /**
@@ -72,8 +78,9 @@ export function pinTypeOf(
 ): string {
   const known = OBJECT_TYPE_OF_KIND[kind];
   if (known !== undefined) return known;
-  if (kind === 'poi') return properties?.['POI_DRAW_CLASS_TYPE'] === 'AREA' ? 'POI_AREA' : 'POI_POINT';
+  if (kind === 'poi' || kind === 'poiHierarchy') return properties?.['POI_DRAW_CLASS_TYPE'] === 'AREA' ? 'POI_AREA' : 'POI_POINT';
   if (kind === 'gis') return requestedTypes.includes('GIS_AREA') && !requestedTypes.includes('GIS_POINT') ? 'GIS_AREA' : 'GIS_POINT';
+  // `unknown` (the schema's default) and any word outside the enum: only the request can say.
   const asked = [...new Set(requestedTypes.filter((type) => type !== 'ANY'))];
   if (asked.length === 1 && !requestedTypes.includes('ANY') && asked[0] !== undefined) return asked[0];
   throw new RecordProblem(['type'], `rapidJSON location type "${kind}" names none of the object types`);

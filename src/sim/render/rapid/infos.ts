@@ -1,7 +1,8 @@
 /**
- * rapidJSON AddInfo, shaped like the TfNSW sample: `infos.current[]` with `timestamps.validity[]`,
- * `infoLinks[]` (subtitle, content, urlText), `priority` and `affected.lines[]`/`affected.stops[]`,
- * plus the `infos.affected` aggregate.
+ * rapidJSON AddInfo, shaped like the TfNSW sample and the published schema's `info`:
+ * `infos.current[]` with `timestamps.validity[]` (UTC), subtitle, content, urlText, `priority` and
+ * `affected.lines[]`/`affected.stops[]`, plus the `infos.affected` aggregate. The TfNSW sample's
+ * `infoLinks[]` is left out: the schema's `info` allows no field beyond its own.
  *
  * The neutral result does not say whether a notice is current or past, so every notice is written
  * under `current` and `historic` stays empty; a `filterPublicationStatus=history` answer therefore
@@ -12,8 +13,11 @@ import type { Notice } from '../../types.js';
 import { wireStopIds } from '../stop-ids.js';
 import { rapidStopIds } from './locations.js';
 
-/** The deployment's offset; days are written as local midnight and end of day. */
-const OFFSET = '+01:00';
+/**
+ * The published schema's dateTime is UTC (`...Z`). A notice's days are written as the start and
+ * end of those days in UTC, so the day a client reads off a window is the notice's own.
+ */
+const OFFSET = 'Z';
 
 /** A notice's line key is `network:line:supplement:direction`; TfNSW ids end in an empty project. */
 const affectedLine = (key: string): Record<string, unknown> => ({ id: `${key}:` });
@@ -37,7 +41,6 @@ function info(n: Notice, globalIds: ReadonlyMap<string, string>): Record<string,
       availability: { ...validity },
       validity: [validity],
     },
-    infoLinks: [{ urlText: n.title, url, content: n.text, subtitle: n.title, smsText: n.title }],
     subtitle: n.title,
     content: n.text,
     url,
