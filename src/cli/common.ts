@@ -29,6 +29,7 @@ export const OPTION_ENV = {
   concurrency: 'EFA_CONCURRENCY',
   dialect: 'EFA_DIALECT',
   metricsFile: 'EFA_METRICS_FILE',
+  metricsPushUrl: 'EFA_METRICS_PUSH_URL',
 } as const;
 
 export function dbOption(description = 'database: postgres://… or pglite:<dir> (default pglite:./.efa-sync/db)'): Option {

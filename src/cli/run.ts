@@ -1,16 +1,19 @@
 import { Option, type Command } from 'commander';
 import { DIALECT_NAMES, type DialectName } from '../efa/dialects/index.js';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
+import { pushMetrics, pushgatewayGroupUrl, readPushedLastSuccess } from '../report/metrics-push.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
 import { runJob, type RunSummary } from '../sweep/run.js';
-import { errorText } from '../errors.js';
+import { ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../util/log.js';
+import { redactUrl } from '../util/redact.js';
 import { addDbOption, addOutputOptions, baseUrlOption, loggerFor, OPTION_ENV, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
 
 interface RunOptions extends CommonOptions {
   dialect?: DialectName;
   metricsFile?: string;
+  metricsPushUrl?: string;
   rps?: number;
   concurrency?: number;
   full?: boolean;
@@ -43,6 +46,11 @@ export function registerRun(program: Command): void {
       new Option('--metrics-file <path>', 'write Prometheus text-format metrics of the run (node_exporter textfile collector; the directory must exist)').env(
         OPTION_ENV.metricsFile,
       ),
+    )
+    .addOption(
+      new Option('--metrics-push-url <url>', 'push the metrics of the run to a Prometheus Pushgateway (HTTP PUT to <url>/metrics/job/<job>)')
+        .argParser(pushUrl)
+        .env(OPTION_ENV.metricsPushUrl),
     );
   addOutputOptions(addDbOption(cmd)).action(async (jobArg: string, opts: RunOptions) => {
     const log = loggerFor(opts);
@@ -65,6 +73,7 @@ export function registerRun(program: Command): void {
       if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
       else printRunSummary(summary, log);
       if (opts.metricsFile) await writeRunMetrics(opts.metricsFile, summary, log);
+      if (opts.metricsPushUrl) await pushRunMetrics(opts.metricsPushUrl, summary, log, opts.metricsFile);
       process.exitCode = summary.exitCode;
     } finally {
       await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
@@ -84,6 +93,37 @@ export async function writeRunMetrics(path: string, summary: RunSummary, log: Lo
     return true;
   } catch (error) {
     log.warn(`could not write the metrics file ${path}: ${errorText(error)}; the run's exit code ${summary.exitCode} stands`, { metricsFile: path });
+    return false;
+  }
+}
+
+/** `--metrics-push-url`: checked when parsed, so a typo is exit 2 before a night is swept. */
+function pushUrl(value: string): string {
+  try {
+    pushgatewayGroupUrl(value, 'job');
+  } catch {
+    throw new ConfigError(`--metrics-push-url: expected the http(s) URL of a Pushgateway (http://pushgateway:9091), got "${value}"`, 'metricsPushUrl');
+  }
+  return value;
+}
+
+/**
+ * The metrics of a run pushed to a Pushgateway. As with the file, a gateway that is down or
+ * refuses is a warning and the run keeps its exit code: the data is in the database, and a
+ * CronJob must not sweep again because its metrics did not arrive. The last-success time of a
+ * run that did not succeed is carried over from the metrics file, else from the gateway.
+ */
+export async function pushRunMetrics(url: string, summary: RunSummary, log: Logger, metricsFile?: string): Promise<boolean> {
+  try {
+    const previous =
+      summary.status === 'succeeded'
+        ? undefined
+        : ((metricsFile ? await readLastSuccess(metricsFile, summary.job) : undefined) ?? (await readPushedLastSuccess(url, summary.job)));
+    await pushMetrics(url, summary.job, renderPrometheusMetrics(summary, summary.job, previous === undefined ? {} : { previousLastSuccessS: previous }));
+    log.debug(`pushed the metrics of run ${summary.runId} to ${pushgatewayGroupUrl(url, summary.job).origin}`);
+    return true;
+  } catch (error) {
+    log.warn(`could not push the metrics to ${redactUrl(url)}: ${errorText(error)}; the run's exit code ${summary.exitCode} stands`, { metricsPushUrl: redactUrl(url) });
     return false;
   }
 }

@@ -202,13 +202,14 @@ describe('efa-sync export: one relation to a file, streaming', () => {
 
   it('writes CSV with lon/lat, and WKT beside them for areas', async () => {
     const stops = join(dir, 'stops.csv');
-    await exported(['--relation', 'stop_summary', '--out', stops]);
+    await exported(['--relation', 'stops', '--out', stops]);
     const lines = (await readFile(stops, 'utf8')).trimEnd().split('\r\n');
-    expect(lines).toHaveLength(STOPS + 1);
+    // efa.stops keeps deleted stops (deleted_at set): one more than the live ones.
+    expect(lines).toHaveLength(STOPS + 2);
     const header = lines[0]?.split(',') ?? [];
     expect(header.slice(-2)).toEqual(['lon', 'lat']);
     expect(header).not.toContain('wkt');
-    expect(lines.find((l) => l.includes('"Stop ""3"", Mitte"'))).toMatch(/,9\.0003,48\.0003$/);
+    expect(lines.find((l) => l.startsWith('de:3,'))).toMatch(/"Stop ""3"", Mitte".*,9\.0003,48\.0003$/);
 
     const areas = join(dir, 'areas.csv');
     await exported(['--relation', 'current_operating_areas', '--out', areas]);
@@ -216,6 +217,21 @@ describe('efa-sync export: one relation to a file, streaming', () => {
     expect(areaLines[0]?.endsWith(',lon,lat,wkt')).toBe(true);
     expect(areaLines).toHaveLength(2);
     expect(areaLines[1]).toContain('"MULTIPOLYGON(((9 48,9 48.1,9.1 48.1,9.1 48,9 48)))"');
+  });
+
+  it('efa.stop_summary has numeric lon/lat of its own, like the current_* views', async () => {
+    const out = join(dir, 'summary.parquet');
+    expect((await exported(['--relation', 'stop_summary', '--out', out])).rows).toBe(STOPS);
+    const file = await asyncBufferFromFile(out);
+    const rows = await parquetReadObjects({ file, columns: ['fid', 'lon', 'lat'], rowStart: 4, rowEnd: 5 });
+    expect(rows[0]?.['fid']).toBe(5n);
+    expect(rows[0]?.['lon']).toBeCloseTo(9.0005, 9);
+    expect(rows[0]?.['lat']).toBeCloseTo(48.0005, 9);
+    // The CSV writer adds no second pair where the relation has its own.
+    const csvOut = join(dir, 'summary.csv');
+    await exported(['--relation', 'stop_summary', '--out', csvOut]);
+    const header = (await readFile(csvOut, 'utf8')).split('\r\n')[0]?.split(',') ?? [];
+    expect(header.filter((h) => h === 'lon')).toHaveLength(1);
   });
 
   it('rejects a relation that is not in efa with exit 2, naming it and listing the valid ones; leaves no file', async () => {
