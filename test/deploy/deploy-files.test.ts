@@ -110,10 +110,10 @@ describe('deployment files against the CLI', () => {
     expect(problems.map((p) => `line ${p.range.start.line + 1}: ${p.message}`)).toEqual([]);
   });
 
-  it('builds in stages on Node 20 slim and runs efa-sync as a non-root user with sql/ and jobs/ and without npm', () => {
+  it('builds in stages on Node 22 LTS slim and runs efa-sync as a non-root user with sql/ and jobs/ and without npm', () => {
     const all = stages(DockerfileParser.parse(dockerfile).getInstructions());
     expect(all.length).toBeGreaterThanOrEqual(2);
-    for (const s of all) expect(s[0]?.getArgumentsContent()).toMatch(/^node:20[\w.-]*-slim\b/);
+    for (const s of all) expect(s[0]?.getArgumentsContent()).toMatch(/^node:22[\w.-]*-slim\b/);
     const build = all[0] ?? [];
     expect(build.some((i) => i.getKeyword() === 'RUN' && /\bnpm ci\b/.test(i.getArgumentsContent() ?? ''))).toBe(true);
     const final = all[all.length - 1] ?? [];
