@@ -93,6 +93,9 @@ export async function describeRelation(db: Db, name: string): Promise<ExportRela
   const relations = await listRelations(db);
   const found = relations.find((r) => r.name === bare);
   if (!found) {
+    if (relations.length === 0) {
+      throw new ConfigError(`--relation: the database has no schema efa to export "${name}" from; check --db, or run a job (or efa-sync migrate) first`, 'relation');
+    }
     const valid = relations.map((r) => r.name).join(', ');
     throw new ConfigError(`--relation: efa has no table or view "${name}"; valid relations: ${valid}`, 'relation');
   }

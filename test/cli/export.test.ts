@@ -59,7 +59,8 @@ async function ogrinfo(file: string, ...args: string[]): Promise<string> {
   return r.stdout;
 }
 
-describe('efa-sync export: one relation to a file, streaming', () => {
+// Every test starts the CLI (a PGlite start each on the embedded database) several times.
+describe('efa-sync export: one relation to a file, streaming', { timeout: 300_000 }, () => {
   let target: TestDbUrl;
   let dir: string;
   let comments: Map<string, string>;
