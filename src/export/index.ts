@@ -3,17 +3,22 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Db } from '../db/index.js';
 import { ConfigError } from '../errors.js';
-import { csv } from './csv.js';
-import { fgb } from './fgb.js';
-import { gpkg } from './gpkg.js';
-import { parquet } from './parquet.js';
 import { describeRelation, streamRelation, type ExportRelation } from './relation.js';
 import { EXPORT_FORMATS, FORMAT_EXTENSIONS, type ExportFormat, type WriterModule } from './writer.js';
 
 export { describeRelation, listRelations, type ExportRelation } from './relation.js';
 export { EXPORT_FORMATS, type ExportFormat } from './writer.js';
 
-const writers: Readonly<Record<ExportFormat, WriterModule>> = { gpkg, fgb, parquet, csv };
+/**
+ * Each writer is loaded when its format is asked for: the CLI starts without them, and a machine
+ * where better-sqlite3's native module could not be built still runs every other command and format.
+ */
+const writers: Readonly<Record<ExportFormat, () => Promise<WriterModule>>> = {
+  gpkg: async () => (await import('./gpkg.js')).gpkg,
+  fgb: async () => (await import('./fgb.js')).fgb,
+  parquet: async () => (await import('./parquet.js')).parquet,
+  csv: async () => (await import('./csv.js')).csv,
+};
 
 export interface ExportOptions {
   /** A table or view of schema efa: `stops` or `efa.stops`. */
@@ -67,7 +72,7 @@ export async function exportRelation(db: Db, opts: ExportOptions): Promise<Expor
   const dirStat = await stat(dir).catch(() => undefined);
   if (!dirStat?.isDirectory()) throw new ConfigError(`--out: the directory ${dir} does not exist; create it first`, 'out');
   const rel: ExportRelation = await describeRelation(db, opts.relation);
-  const module = writers[format];
+  const module = await writers[format]();
   if (module.needsGeometry && !rel.geometry) {
     throw new ConfigError(
       `--relation: efa.${rel.name} has no geometry column, and ${format} holds features only; use --format gpkg, parquet or csv`,
