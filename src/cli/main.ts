@@ -43,8 +43,8 @@ registerLookup(program);
 registerReport(program);
 registerGrantReader(program);
 registerServe(program);
-registerExport(program);
 registerDoctor(program);
+registerExport(program);
 registerDemo(program);
 
 dropUnsetEnvironment(program);
