@@ -86,6 +86,11 @@ function sqliteValue(kind: ColumnKind, v: unknown): unknown {
   }
 }
 
+/** better-sqlite3 loads its native module on first use: this makes a missing build fail here, by name. */
+export function checkSqlite(): void {
+  new Database(':memory:').close();
+}
+
 export const gpkg: WriterModule = {
   geometryEncoding: 'wkb',
   needsGeometry: false,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Db } from '../db/index.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorText } from '../errors.js';
 import { describeRelation, streamRelation, type ExportRelation } from './relation.js';
 import { EXPORT_FORMATS, FORMAT_EXTENSIONS, type ExportFormat, type WriterModule } from './writer.js';
 
@@ -14,7 +14,20 @@ export { EXPORT_FORMATS, type ExportFormat } from './writer.js';
  * where better-sqlite3's native module could not be built still runs every other command and format.
  */
 const writers: Readonly<Record<ExportFormat, () => Promise<WriterModule>>> = {
-  gpkg: async () => (await import('./gpkg.js')).gpkg,
+  gpkg: async () => {
+    try {
+      const loaded = await import('./gpkg.js');
+      loaded.checkSqlite();
+      return loaded.gpkg;
+    } catch (error) {
+      // better-sqlite3 is native: a platform without a prebuilt binary needs a compiler at install time.
+      throw new ConfigError(
+        `--format gpkg: better-sqlite3 (the SQLite that writes GeoPackages) could not be loaded: ${errorText(error)}; ` +
+          'run `npm rebuild better-sqlite3` where python3, make and a C++ compiler are installed, or export to fgb, parquet or csv',
+        'format',
+      );
+    }
+  },
   fgb: async () => (await import('./fgb.js')).fgb,
   parquet: async () => (await import('./parquet.js')).parquet,
   csv: async () => (await import('./csv.js')).csv,
