@@ -35,6 +35,9 @@ async function startGateway(status: number, exposed = ''): Promise<{ url: string
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pushed, server };
 }
 
+/** A run starts PGlite and migrates: minutes on a machine shared by many test processes. */
+const RUN_TIMEOUT_MS = 230_000;
+
 const clean = { DATABASE_URL: undefined, EFA_BASE_URL: undefined, EFA_METRICS_FILE: undefined, EFA_METRICS_PUSH_URL: undefined, EFA_LOG_FORMAT: 'json' };
 
 describe('run --metrics-push-url: a CronJob pod pushes its night to a Pushgateway', () => {
@@ -67,7 +70,7 @@ describe('run --metrics-push-url: a CronJob pod pushes its night to a Pushgatewa
   it('PUTs the Prometheus text of the run to <url>/metrics/job/<job>, from EFA_METRICS_PUSH_URL', async () => {
     const gateway = await startGateway(200);
     servers.push(gateway.server);
-    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`], { ...clean, EFA_METRICS_PUSH_URL: `${gateway.url}/` });
+    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`], { ...clean, EFA_METRICS_PUSH_URL: `${gateway.url}/` }, RUN_TIMEOUT_MS);
     expect(r.code, r.stderr.slice(-1500)).toBe(0);
     expect(gateway.pushed).toHaveLength(1);
     const push = gateway.pushed[0]!;
@@ -85,7 +88,7 @@ describe('run --metrics-push-url: a CronJob pod pushes its night to a Pushgatewa
   it('warns and keeps the exit code of the run when the gateway refuses the push', async () => {
     const gateway = await startGateway(500);
     servers.push(gateway.server);
-    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`, '--metrics-push-url', gateway.url], clean);
+    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`, '--metrics-push-url', gateway.url], clean, RUN_TIMEOUT_MS);
     expect(r.code, r.stderr.slice(-1500)).toBe(0);
     expect(gateway.pushed).toHaveLength(1);
     const warning = r.stderr.split('\n').find((l) => l.includes('could not push the metrics'));
