@@ -30,6 +30,7 @@ export const OPTION_ENV = {
   dialect: 'EFA_DIALECT',
   metricsFile: 'EFA_METRICS_FILE',
   metricsPushUrl: 'EFA_METRICS_PUSH_URL',
+  acceptDeletions: 'EFA_ACCEPT_DELETIONS',
 } as const;
 
 export function dbOption(description = 'database: postgres://… or pglite:<dir> (default pglite:./.efa-sync/db)'): Option {
