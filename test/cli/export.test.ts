@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDb } from '../../src/db/index.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runBuiltCli, type CliResult } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const gdal = spawnSync('ogrinfo', ['--version'], { encoding: 'utf8' });
@@ -65,7 +65,7 @@ describe('efa-sync export: one relation to a file, streaming', { timeout: 300_00
   let dir: string;
   let comments: Map<string, string>;
   const exportCli = (args: readonly string[]): Promise<CliResult> =>
-    runCli(['export', '--db', target.url, '--batch-size', BATCH, '--json', '--log-format', 'json', ...args]);
+    runBuiltCli(['export', '--db', target.url, '--batch-size', BATCH, '--json', '--log-format', 'json', ...args]);
   const exported = async (args: readonly string[]): Promise<Summary> => {
     const r = await exportCli(args);
     expect(r.stderr).not.toContain('"level":"error"');

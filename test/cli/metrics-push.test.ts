@@ -7,7 +7,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPushedLastSuccess } from '../../src/report/metrics-push.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runBuiltCli } from '../helpers/cli.js';
 
 interface Pushed {
   readonly method: string;
@@ -70,7 +70,7 @@ describe('run --metrics-push-url: a CronJob pod pushes its night to a Pushgatewa
   it('PUTs the Prometheus text of the run to <url>/metrics/job/<job>, from EFA_METRICS_PUSH_URL', async () => {
     const gateway = await startGateway(200);
     servers.push(gateway.server);
-    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`], { ...clean, EFA_METRICS_PUSH_URL: `${gateway.url}/` }, RUN_TIMEOUT_MS);
+    const r = await runBuiltCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`], { ...clean, EFA_METRICS_PUSH_URL: `${gateway.url}/` }, RUN_TIMEOUT_MS);
     expect(r.code, r.stderr.slice(-1500)).toBe(0);
     expect(gateway.pushed).toHaveLength(1);
     const push = gateway.pushed[0]!;
@@ -88,7 +88,7 @@ describe('run --metrics-push-url: a CronJob pod pushes its night to a Pushgatewa
   it('warns and keeps the exit code of the run when the gateway refuses the push', async () => {
     const gateway = await startGateway(500);
     servers.push(gateway.server);
-    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`, '--metrics-push-url', gateway.url], clean, RUN_TIMEOUT_MS);
+    const r = await runBuiltCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`, '--metrics-push-url', gateway.url], clean, RUN_TIMEOUT_MS);
     expect(r.code, r.stderr.slice(-1500)).toBe(0);
     expect(gateway.pushed).toHaveLength(1);
     const warning = r.stderr.split('\n').find((l) => l.includes('could not push the metrics'));
@@ -99,7 +99,7 @@ describe('run --metrics-push-url: a CronJob pod pushes its night to a Pushgatewa
   }, 240_000);
 
   it('rejects a push URL that is not http(s) with exit 2 before sweeping, naming the option', async () => {
-    const r = await runCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`], { ...clean, EFA_METRICS_PUSH_URL: 'pushgateway:9091' });
+    const r = await runBuiltCli(['run', jobFile, '--db', `pglite:${join(dir, 'db')}`], { ...clean, EFA_METRICS_PUSH_URL: 'pushgateway:9091' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--metrics-push-url');
     expect(r.stderr).not.toContain('started');
