@@ -1,8 +1,9 @@
 # efa-sync as a container image: `docker build -t efa-sync .`, then `docker run --rm efa-sync run <job>`.
 # Three stages: the build (npm ci with dev dependencies, tsc), the production dependencies alone, and
 # the runtime image, which holds node, the built code, sql/ and jobs/, and neither npm nor a compiler.
+# Node 22 LTS (Node 20 left maintenance in April 2026); bookworm pins the Debian release.
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would build before the sources are here; the build is the next step.
@@ -11,12 +12,15 @@ COPY tsconfig.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.json && chmod 0755 dist/src/cli/main.js
 
-FROM node:20-bookworm-slim AS deps
+FROM node:22-bookworm-slim AS deps
+# better-sqlite3 (the GeoPackage writer of `export`) is a native module: its install script fetches a
+# prebuilt binary for this Node and libc, or compiles it, for which this stage (only) has a compiler.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 LABEL org.opencontainers.image.title="efa-sync" \
       org.opencontainers.image.description="Harvest a Mentz EFA public-transport API into PostGIS"
 ENV NODE_ENV=production

@@ -37,6 +37,7 @@ export const OPTION_ENV = {
   metricsFile: 'EFA_METRICS_FILE',
   full: 'EFA_FULL',
   statementTimeout: 'EFA_STATEMENT_TIMEOUT',
+  metricsPushUrl: 'EFA_METRICS_PUSH_URL',
   acceptDeletions: 'EFA_ACCEPT_DELETIONS',
 } as const;
 

@@ -5,6 +5,7 @@ import { createLogger } from '../util/log.js';
 import { checkOptionValues, dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
+import { registerExport } from './export.js';
 import { registerLookup } from './lookup.js';
 import { registerMigrate } from './migrate.js';
 import { registerPlan } from './plan.js';
@@ -45,6 +46,7 @@ registerReport(program);
 registerGrantReader(program);
 registerServe(program);
 registerDoctor(program);
+registerExport(program);
 registerDemo(program);
 
 dropUnsetEnvironment(program);

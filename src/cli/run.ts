@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { DialectName } from '../efa/dialects/index.js';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
+import { pushMetrics, pushgatewayGroupUrl, readPushedLastSuccess } from '../report/metrics-push.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { isSnapshotJob, loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
 import type { RateHistory } from '../sweep/client.js';
@@ -10,12 +11,14 @@ import { PROBE_OPERATION, runJob, type RunSummary } from '../sweep/run.js';
 import { ConfigError, errorText, ExitCode } from '../errors.js';
 import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
-import { addCommonOptions, defaultStatementTimeoutS, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
+import { redactUrl } from '../util/redact.js';
 
 interface RunOptions extends CommonOptions {
   dialect?: DialectName;
   metricsFile?: string;
+  metricsPushUrl?: string;
   rps?: number;
   concurrency?: number;
   full?: boolean;
@@ -95,6 +98,11 @@ export function registerRun(program: Command): void {
       new Option('--now <iso>', 'snapshot jobs: the time the snapshot is taken and stored as (ISO 8601 with a zone, e.g. 2026-11-24T08:00:00+01:00), for backfills and demos against `sim --clock`').env(
         NOW_ENV,
       ),
+    )
+    .addOption(
+      new Option('--metrics-push-url <url>', 'push the metrics of the run to a Prometheus Pushgateway (HTTP PUT to <url>/metrics/job/<job>)')
+        .argParser(pushUrl)
+        .env(OPTION_ENV.metricsPushUrl),
     );
   addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'db', 'json', 'log']).action(
     async (jobArg: string, opts: RunOptions) => {
@@ -144,6 +152,7 @@ export function registerRun(program: Command): void {
         if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
         else printRunSummary(summary, log);
         if (opts.metricsFile) await writeRunMetrics(opts.metricsFile, summary, log);
+        if (opts.metricsPushUrl) await pushRunMetrics(opts.metricsPushUrl, summary, log, opts.metricsFile);
         process.exitCode = summary.exitCode;
       } finally {
         stop.dispose();
@@ -176,6 +185,37 @@ export async function writeRunMetrics(path: string, summary: RunSummary, log: Lo
     return true;
   } catch (error) {
     log.warn(`could not write the metrics file ${path}: ${errorText(error)}; the run's exit code ${summary.exitCode} stands`, { metricsFile: path });
+    return false;
+  }
+}
+
+/** `--metrics-push-url`: checked when parsed, so a typo is exit 2 before a night is swept. */
+function pushUrl(value: string): string {
+  try {
+    pushgatewayGroupUrl(value, 'job');
+  } catch {
+    throw new ConfigError(`--metrics-push-url: expected the http(s) URL of a Pushgateway (http://pushgateway:9091), got "${value}"`, 'metricsPushUrl');
+  }
+  return value;
+}
+
+/**
+ * The metrics of a run pushed to a Pushgateway. As with the file, a gateway that is down or
+ * refuses is a warning and the run keeps its exit code: the data is in the database, and a
+ * CronJob must not sweep again because its metrics did not arrive. The last-success time of a
+ * run that did not succeed is carried over from the metrics file, else from the gateway.
+ */
+export async function pushRunMetrics(url: string, summary: RunSummary, log: Logger, metricsFile?: string): Promise<boolean> {
+  try {
+    const previous =
+      summary.status === 'succeeded'
+        ? undefined
+        : ((metricsFile ? await readLastSuccess(metricsFile, summary.job) : undefined) ?? (await readPushedLastSuccess(url, summary.job)));
+    await pushMetrics(url, summary.job, renderPrometheusMetrics(summary, summary.job, previous === undefined ? {} : { previousLastSuccessS: previous }));
+    log.debug(`pushed the metrics of run ${summary.runId} to ${pushgatewayGroupUrl(url, summary.job).origin}`);
+    return true;
+  } catch (error) {
+    log.warn(`could not push the metrics to ${redactUrl(url)}: ${errorText(error)}; the run's exit code ${summary.exitCode} stands`, { metricsPushUrl: redactUrl(url) });
     return false;
   }
 }

@@ -13,15 +13,18 @@ import type { RunSummary } from '../sweep/run.js';
  * - `efa_sync_run_id`, `efa_sync_run_duration_seconds`, `efa_sync_run_last_timestamp_seconds` (when it ended).
  * - `efa_sync_run_last_success_timestamp_seconds{job}`: when this run succeeded, its end; after a
  *   run that did not, the previous value when the caller passes it (see `readLastSuccess`), else absent.
- * - `efa_sync_requests_total{job,operation}`, `efa_sync_request_retries_total{job}`: requests of the run.
+ * - `efa_sync_last_run_requests{job,operation}`, `efa_sync_last_run_retries{job}`: requests of the run,
+ *   retries included, and how many of them were retries.
  * - `efa_sync_units{job,operation,status}`: units of work (tiles, stops, circles) by outcome:
  *   done, split, capped, failed. A failed unit failed after all its retries.
  * - `efa_sync_rows{job,relation,op}`: rows inserted, updated, deleted, unchanged per relation.
  * - `efa_sync_rejects{job}`, and `efa_sync_coord_request_floor_ratio{job}` (CoordInfo requests over
  *   the physical floor) when CoordInfo was swept.
  *
- * The `_total` series count one run, not the process lifetime: they start again at each run,
- * which Prometheus reads as a counter reset.
+ * Every series is a gauge of the last run. The request counts were `efa_sync_requests_total` and
+ * `efa_sync_request_retries_total`, typed counter; but a counter must only grow over the life of
+ * what exposes it, and these started again at every run (each run is a new process), so `rate()`
+ * over them read every night as a reset. They are named and typed for what they are now.
  */
 export function renderPrometheusMetrics(
   summary: RunSummary,
@@ -30,7 +33,7 @@ export function renderPrometheusMetrics(
 ): string {
   const nowS = Math.round((opts.now ?? new Date()).getTime() / 1000);
   const out: string[] = [];
-  const metric = (name: string, type: 'gauge' | 'counter', help: string, samples: readonly (readonly [Record<string, string>, number])[]): void => {
+  const metric = (name: string, type: 'gauge', help: string, samples: readonly (readonly [Record<string, string>, number])[]): void => {
     if (samples.length === 0) return;
     out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) out.push(`${name}{${labelText({ job, ...labels })}} ${valueText(value)}`);
@@ -45,9 +48,9 @@ export function renderPrometheusMetrics(
   const lastSuccess = summary.status === 'succeeded' ? nowS : opts.previousLastSuccessS;
   metric('efa_sync_run_last_success_timestamp_seconds', 'gauge', 'Unix time the last successful run ended.',
     lastSuccess === undefined ? [] : [[{}, lastSuccess]]);
-  metric('efa_sync_requests_total', 'counter', 'HTTP requests sent to the EFA API during the last run, retries included.',
+  metric('efa_sync_last_run_requests', 'gauge', 'HTTP requests sent to the EFA API during the last run, retries included.',
     Object.entries(summary.requestsByOperation).sort().map(([operation, n]) => [{ operation }, n]));
-  metric('efa_sync_request_retries_total', 'counter', 'Requests of the last run that were retries.', [[{}, summary.retries]]);
+  metric('efa_sync_last_run_retries', 'gauge', 'Requests of the last run that were retries.', [[{}, summary.retries]]);
   metric('efa_sync_units', 'gauge', 'Units of work of the last run by outcome; failed means failed after all retries.', unitSamples(summary));
   metric('efa_sync_rows', 'gauge', 'Rows written by the last run per relation and operation.', rowSamples(summary.relations));
   metric('efa_sync_rejects', 'gauge', 'Records of the last run that could not be normalised (efa.rejects).',

@@ -19,7 +19,7 @@ const contract: Readonly<Record<string, readonly string[]>> = {
   operating_areas: ['provider_id', 'area_id', 'name', 'geom'],
   changes: ['run_id', 'relation', 'key', 'op'],
   rejects: ['run_id', 'operation', 'reason', 'raw'],
-  stop_summary: ['stop_id', 'name', 'mot_types', 'line_count', 'active_notice_count', 'geom'],
+  stop_summary: ['stop_id', 'name', 'mot_types', 'line_count', 'active_notice_count', 'geom', 'fid', 'lon', 'lat'],
   active_notices: ['notice_id', 'line_names'],
   changes_per_run: ['run_id', 'relation', 'inserted', 'updated', 'deleted'],
   tile_coverage: ['run_id', 'tile_id', 'hits', 'capped', 'failed', 'last_fetched_at', 'geom'],
@@ -158,6 +158,13 @@ describe('analyst views', () => {
       { job_name: 'demo', run_id: '2', tile_id: 'b', hits: 500, capped: true, failed: false, fetched: true, area: 0.5 },
       { job_name: 'demo', run_id: '2', tile_id: 'c', hits: 0, capped: false, failed: true, fetched: true, area: 0.5 },
     ]);
+  });
+
+  it('docs/schema.md names fid, not the text area_key, as the integer key GDAL uses for efa.operating_areas', async () => {
+    const doc = await readFile(schemaDocPath, 'utf8');
+    const section = doc.slice(doc.indexOf('### efa.operating_areas'), doc.indexOf('###', doc.indexOf('### efa.operating_areas') + 4));
+    expect(section).toContain('fid is the integer key for QGIS and GDAL');
+    expect(section).not.toMatch(/area_key[^|]*single-column key/);
   });
 
   it('refreshes again (concurrently on a server, the views being populated) and sees new rows', async () => {

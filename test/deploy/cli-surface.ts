@@ -97,6 +97,8 @@ export async function environmentVariablesRead(srcDir: string): Promise<Set<stri
   for (const file of files) {
     const text = await readFile(join(srcDir, file), 'utf8');
     for (const m of text.matchAll(/env\[['"]([A-Z_][A-Z0-9_]*)['"]\]|process\.env\.([A-Z_][A-Z0-9_]*)/g)) names.add(m[1] ?? m[2] ?? '');
+    // The variables behind options (OPTION_ENV in src/cli/common.ts), which commander's Option.env() reads.
+    for (const m of text.matchAll(/^\s+\w+: '(EFA_[A-Z0-9_]+)',$/gm)) names.add(m[1] ?? '');
   }
   return names;
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate, ValidationSeverity } from 'dockerfile-utils';
@@ -110,10 +110,10 @@ describe('deployment files against the CLI', () => {
     expect(problems.map((p) => `line ${p.range.start.line + 1}: ${p.message}`)).toEqual([]);
   });
 
-  it('builds in stages on Node 20 slim and runs efa-sync as a non-root user with sql/ and jobs/ and without npm', () => {
+  it('builds in stages on Node 22 LTS slim and runs efa-sync as a non-root user with sql/ and jobs/ and without npm', () => {
     const all = stages(DockerfileParser.parse(dockerfile).getInstructions());
     expect(all.length).toBeGreaterThanOrEqual(2);
-    for (const s of all) expect(s[0]?.getArgumentsContent()).toMatch(/^node:20[\w.-]*-slim\b/);
+    for (const s of all) expect(s[0]?.getArgumentsContent()).toMatch(/^node:22[\w.-]*-slim\b/);
     const build = all[0] ?? [];
     expect(build.some((i) => i.getKeyword() === 'RUN' && /\bnpm ci\b/.test(i.getArgumentsContent() ?? ''))).toBe(true);
     const final = all[all.length - 1] ?? [];
@@ -246,7 +246,7 @@ describe('deployment files against the CLI', () => {
     expect(base.pathname).toBe('/efa');
   });
 
-  it('CronJob: the image, non-root, read-only root filesystem, DATABASE_URL from a Secret, metrics on a writable emptyDir', () => {
+  it('CronJob: the image, non-root, read-only root filesystem, DATABASE_URL from a Secret, metrics pushed to a Pushgateway', () => {
     expect(cronJobPod.securityContext?.runAsNonRoot).toBe(true);
     expect(cronJobPod.securityContext?.runAsUser).not.toBe(0);
     const c = cronJobPod.containers.find((x) => x.name === 'efa-sync');
@@ -258,18 +258,17 @@ describe('deployment files against the CLI', () => {
     expect(dbEnv?.valueFrom?.secretKeyRef?.key).toBeTruthy();
     expect(dbEnv?.value).toBeUndefined();
 
-    // Every place the container writes is a mount backed by an emptyDir (a hostPath is root-owned).
+    // A pod's files vanish with it: the metrics go to a Pushgateway, not to a file in an emptyDir.
     const args = c.args ?? [];
-    const metricsFile = args[args.indexOf('--metrics-file') + 1];
-    expect(metricsFile).toBeDefined();
-    for (const dir of [dirname(metricsFile ?? ''), '/tmp']) {
-      const mount = c.volumeMounts?.find((m) => m.mountPath === dir);
-      expect(mount, `${dir} is mounted`).toBeDefined();
-      expect(mount?.readOnly).not.toBe(true);
-      const volume = cronJobPod.volumes?.find((v) => v.name === mount?.name);
-      expect(volume?.emptyDir, `${dir} is an emptyDir`).toBeDefined();
-      expect(volume?.hostPath).toBeUndefined();
-    }
+    expect(args).not.toContain('--metrics-file');
+    expect(c.env?.find((e) => e.name === 'EFA_METRICS_PUSH_URL')?.value).toMatch(/^https?:\/\/[^/]+/);
+    // Every place the container writes is a mount backed by an emptyDir (a hostPath is root-owned).
+    const mount = c.volumeMounts?.find((m) => m.mountPath === '/tmp');
+    expect(mount, '/tmp is mounted').toBeDefined();
+    expect(mount?.readOnly).not.toBe(true);
+    const volume = cronJobPod.volumes?.find((v) => v.name === mount?.name);
+    expect(volume?.emptyDir, '/tmp is an emptyDir').toBeDefined();
+    expect(volume?.hostPath).toBeUndefined();
     // The job the CronJob runs is in the ConfigMap it mounts, and is a valid job.
     const jobPath = args[args.indexOf('run') + 1] ?? '';
     const jobs = k8s.find((d) => d.kind === 'ConfigMap')?.data ?? {};

@@ -49,12 +49,15 @@ describe('Prometheus metrics of a real run', () => {
     // Not a success: no last-success sample unless the caller carries an earlier one over.
     expect(families.find((f) => f.name === 'efa_sync_run_last_success_timestamp_seconds')).toBeUndefined();
 
-    const requests = families.find((f) => f.name === 'efa_sync_requests_total');
-    expect(requests?.type).toBe('COUNTER');
+    // Counts of one run restart with every run: gauges named for the last run, not counters.
+    expect(families.filter((f) => f.type === 'COUNTER').map((f) => f.name)).toEqual([]);
+    expect(families.find((f) => f.name === 'efa_sync_requests_total')).toBeUndefined();
+    const requests = families.find((f) => f.name === 'efa_sync_last_run_requests');
+    expect(requests?.type).toBe('GAUGE');
     const byOp: Record<string, number> = Object.fromEntries(requests?.metrics.map((m) => [m.labels?.['operation'] ?? '', Number(m.value)]) ?? []);
     expect(byOp).toEqual(summary.requestsByOperation);
     expect(Object.values(byOp).reduce((a, b) => a + b, 0)).toBe(summary.requests);
-    expect(sample(families, 'efa_sync_request_retries_total')).toBe(summary.retries);
+    expect(sample(families, 'efa_sync_last_run_retries')).toBe(summary.retries);
     expect(sample(families, 'efa_sync_units', { operation: 'coordInfo', status: 'failed' })).toBe(summary.failures.length);
     expect(sample(families, 'efa_sync_units', { operation: 'coordInfo', status: 'split' })).toBeGreaterThan(0);
 
