@@ -102,6 +102,12 @@ export interface RunSummary {
   readonly error?: string;
   /** Snapshot jobs: what each snapshot took (rows, requests against the floor, gaps). */
   readonly snapshots?: readonly SnapshotMeta[];
+  /**
+   * Where a sweep run's time went, in seconds: `sweepS` from the run's start to its last unit
+   * (requests, with the load overlapped), `loadS` the writer's time in its transactions within it,
+   * `finaliseS` from there to the end (deletions, counts, the run record, pruning, views).
+   */
+  readonly phases?: { readonly sweepS: number; readonly loadS: number; readonly finaliseS: number };
 }
 
 /** The job as it runs: CLI overrides applied and validated like the file itself. */
@@ -259,8 +265,15 @@ async function sweepAndFinish(
     progress.stop();
   }
   if (failure instanceof LeaseLostError) throw failure;
-  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
+  const sweepsEnded = Date.now();
+  // A long finalisation (deletions over a large world) is then not taken for a hang.
+  log.info(`run ${run.runId}: sweeps done after ${seconds(sweepsEnded - run.startedAt.getTime())} s; finalising (deletions, counts, run record)`);
+  const summary = await finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
+  const phases = { sweepS: seconds(sweepsEnded - run.startedAt.getTime()), loadS: seconds(ctx.transact.busyMs()), finaliseS: seconds(Date.now() - sweepsEnded) };
+  return { ...summary, phases };
 }
+
+const seconds = (ms: number): number => Math.round(ms / 100) / 10;
 
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
   const { db, run, log } = ctx;
