@@ -54,6 +54,8 @@ interface NightResult {
   /** Set when a phase ran past the limit and the run was stopped. */
   readonly stopped?: string;
   readonly wallMs: number;
+  /** From the run's "sweeps done after N s" log line: known even for a run stopped in its finalisation. */
+  readonly sweepS?: number;
   readonly peakRss?: number;
   readonly summary?: RunSummary;
   readonly replayMs?: number;
@@ -100,11 +102,14 @@ async function runCli(jobFile: string, dbUrl: string, simUrl: string, limitMs: n
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   const tail: string[] = [];
   let phase: 'sweep' | 'finalisation' = 'sweep';
+  let sweepS: number | undefined;
   let phaseStarted = performance.now();
   createInterface({ input: child.stderr }).on('line', (line) => {
     tail.push(line);
     if (tail.length > 20) tail.shift();
-    if (line.includes('sweeps done after')) {
+    const done = /sweeps done after ([\d.]+) s/.exec(line);
+    if (done) {
+      sweepS = Number(done[1]);
       phase = 'finalisation';
       phaseStarted = performance.now();
     }
@@ -123,7 +128,7 @@ async function runCli(jobFile: string, dbUrl: string, simUrl: string, limitMs: n
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   clearInterval(poll);
   const wallMs = performance.now() - t0;
-  const rss = peak > 0 ? { peakRss: peak } : {};
+  const rss = { ...(peak > 0 ? { peakRss: peak } : {}), ...(sweepS !== undefined ? { sweepS } : {}) };
   if (stopped !== undefined) return { status: 'stopped', stopped, wallMs, ...rss };
   const last = stdout.trim().split('\n').pop() ?? '';
   try {
@@ -231,6 +236,7 @@ async function measureCase(c: ScaleCase, limitMs: number): Promise<CaseResult> {
       const s = r.summary;
       console.log(
         `  night ${night}: ${r.status} in ${secs(r.wallMs)} (process)` +
+          (r.sweepS !== undefined && !s ? `, sweeps done after ${r.sweepS} s` : '') +
           (s ? `, durationS ${s.durationS}, phases ${JSON.stringify(s.phases)}, ${int(s.coord?.requests ?? 0)} CoordInfo requests for ${int(s.coord?.pins ?? 0)} pins, ${s.capped.length} capped` : '') +
           (r.peakRss ? `, peak RSS ${mb(r.peakRss)}` : ''),
       );
@@ -294,7 +300,7 @@ export async function benchScale(): Promise<BenchResult> {
         status: n.stopped ?? n.status,
         'pins / capped': s ? `${int(s.coord?.pins ?? 0)} / ${s.capped.length}` : '',
         'coord req (x floor)': s?.coord ? `${int(s.coord.requests)} (${s.coord.ratio}x)` : '',
-        'sweep s': p ? p.sweepS.toFixed(1) : '',
+        'sweep s': p ? p.sweepS.toFixed(1) : n.sweepS !== undefined ? n.sweepS.toFixed(1) : '',
         'load s (in sweep)': p ? p.loadS.toFixed(1) : '',
         'finalise s': p ? p.finaliseS.toFixed(1) : '',
         'run s': runMs !== undefined ? (runMs / 1000).toFixed(1) : secs(n.wallMs),
