@@ -29,6 +29,7 @@ export const OPTION_ENV = {
   concurrency: 'EFA_CONCURRENCY',
   dialect: 'EFA_DIALECT',
   metricsFile: 'EFA_METRICS_FILE',
+  acceptDeletions: 'EFA_ACCEPT_DELETIONS',
 } as const;
 
 export function dbOption(description = 'database: postgres://… or pglite:<dir> (default pglite:./.efa-sync/db)'): Option {

@@ -14,6 +14,7 @@ interface RunOptions extends CommonOptions {
   rps?: number;
   concurrency?: number;
   full?: boolean;
+  acceptDeletions?: boolean;
 }
 
 export function printRunSummary(summary: RunSummary, log: Logger): void {
@@ -38,6 +39,12 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--rps <n>', "override the job's requestsPerSecond").argParser(positiveNumber('--rps')).env(OPTION_ENV.rps))
     .addOption(new Option('--concurrency <n>', "override the job's concurrency").argParser(positiveNumber('--concurrency')).env(OPTION_ENV.concurrency))
     .option('--full', 'ignore incremental state and sweep everything')
+    .addOption(
+      new Option(
+        '--accept-deletions',
+        "mark gone what this run found gone even past the job's maxGonePercent (after a night the mass-deletion guard held, once you checked the deployment really removed them)",
+      ).env(OPTION_ENV.acceptDeletions),
+    )
     .addOption(new Option('--dialect <dialect>', "override the job's response dialect").choices([...DIALECT_NAMES]).env(OPTION_ENV.dialect))
     .addOption(
       new Option('--metrics-file <path>', 'write Prometheus text-format metrics of the run (node_exporter textfile collector; the directory must exist)').env(
@@ -58,6 +65,7 @@ export function registerRun(program: Command): void {
           requestsPerSecond: opts.rps,
           concurrency: opts.concurrency,
           full: opts.full ?? false,
+          acceptDeletions: opts.acceptDeletions ?? false,
           dialect: opts.dialect,
           progress: process.stderr.isTTY && !opts.json ? 'bar' : 'lines',
         }),

@@ -126,6 +126,27 @@ export async function finishRun(
     .execute();
 }
 
+/**
+ * The run's one duration, stamped after everything it does (finalising transaction, pruning, view
+ * refresh): efa.runs.finished_at, meta.durationS and meta.finaliseS move to the database's clock now,
+ * so the record, the summary and the report show the whole run. Only while this process holds the
+ * lease; returns the duration, or undefined when the run was taken over.
+ */
+export async function stampRunEnd(db: Kysely<Database>, run: OpenedRun, finaliseStartedAt: Date): Promise<{ durationS: number; finaliseS: number } | undefined> {
+  const r = await sql<{ duration_s: number; finalise_s: number }>`
+    WITH t AS (SELECT clock_timestamp() AS at)
+    UPDATE efa.runs SET finished_at = t.at, heartbeat_at = t.at,
+      meta = coalesce(meta, '{}'::jsonb)
+        || jsonb_build_object('durationS', round(extract(epoch FROM t.at - started_at)::numeric, 1),
+                              'finaliseS', round(greatest(0, extract(epoch FROM t.at - ${finaliseStartedAt.toISOString()}::timestamptz))::numeric, 1))
+    FROM t
+    WHERE run_id = ${run.runId}::bigint AND lease = ${run.lease}::uuid
+    RETURNING round(extract(epoch FROM t.at - started_at)::numeric, 1)::float8 AS duration_s,
+              round(greatest(0, extract(epoch FROM t.at - ${finaliseStartedAt.toISOString()}::timestamptz))::numeric, 1)::float8 AS finalise_s`.execute(db);
+  const row = r.rows[0];
+  return row ? { durationS: Number(row.duration_s), finaliseS: Number(row.finalise_s) } : undefined;
+}
+
 /** Closes a run that will not be resumed (its job changed, or --full). */
 export async function abandonRun(db: Kysely<Database>, runId: string, why: string): Promise<void> {
   await db
@@ -331,36 +352,87 @@ export interface GoneOutcome {
 /** Gone stops take their stop-line pairs along, and a line is gone only once no live pair serves it. */
 const deletionOrder: readonly Relation[] = ['pins', 'stop_lines', 'lines', 'notices', 'sharing_providers', 'operating_areas'];
 
-/** Below this many rows a relation's deletions are never held: a handful is not a mass deletion. */
+/** Below this many rows a share of a relation is never held: a handful is not a mass deletion (a run that empties a relation is held at any size). */
 export const guardFloor = 10;
+
+export interface DeletionGuard {
+  readonly maxGonePercent: number;
+  /** --accept-deletions: mark what the run found gone, whatever the guard says. */
+  readonly accept: boolean;
+  /** The job whose earlier runs make up a rolling-refresh cycle. */
+  readonly jobName: string;
+  /**
+   * Relations refreshed a share per night (stop_lines under servingLines.refreshEveryNights): how
+   * many runs a cycle has. What the previous runs of the cycle marked counts with this run's, so an
+   * answer that erodes a relation a few percent a night is held like one that takes it at once.
+   */
+  readonly cycleRuns?: Partial<Record<Relation, number>>;
+}
+
+/**
+ * Whether the guard holds a relation's deletions: the run would leave no live row in scope (an
+ * empty answer, at any size); or it would mark more than maxGonePercent of the live rows, counting
+ * what the job's earlier runs of the same rolling-refresh cycle marked (`cycle`), above a handful.
+ */
+export function heldBy(
+  guard: DeletionGuard,
+  relation: Relation,
+  counts: { wouldMark: number; liveInScope: number; markedEarlierInCycle: number; cycleRuns: number },
+): HeldDeletion | undefined {
+  const { wouldMark, liveInScope, markedEarlierInCycle, cycleRuns } = counts;
+  if (guard.accept || wouldMark === 0) return undefined;
+  const base = { relation, wouldMark, liveInScope, maxGonePercent: guard.maxGonePercent };
+  if (wouldMark >= liveInScope) return { ...base, reason: 'empties' };
+  const limit = guard.maxGonePercent / 100;
+  if (wouldMark > guardFloor && wouldMark > limit * liveInScope) return { ...base, reason: 'share' };
+  const cumulative = wouldMark + markedEarlierInCycle;
+  if (cycleRuns > 1 && cumulative > guardFloor && cumulative > limit * (liveInScope + markedEarlierInCycle)) {
+    return { ...base, reason: 'cycle', markedEarlierInCycle, cycleRuns };
+  }
+  return undefined;
+}
+
+/** What a held deletion means and what to do, for the log and the run's error: one wording. */
+export function heldDeletionText(h: HeldDeletion): string {
+  const why =
+    h.reason === 'empties' ? `that is every live row in the job's scope: an answer that empties a relation is held at any size`
+    : h.reason === 'cycle' ? `with the ${h.markedEarlierInCycle ?? 0} the job's previous ${(h.cycleRuns ?? 1) - 1} run(s) of its rolling refresh marked, more than maxGonePercent ${h.maxGonePercent} %`
+    : `more than maxGonePercent ${h.maxGonePercent} %`;
+  return `${h.relation}: this run would mark ${h.wouldMark} of ${h.liveInScope} live rows gone (${why}): none were marked`;
+}
 
 /**
  * The end of a run: for each relation the job sweeps, what the run looked for in its own scope and
- * did not find (efa.gone_<relation>, sql/004) is marked gone, unless that is more than
- * `maxGonePercent` of the relation's live rows in scope and more than a handful: then nothing of
- * that relation is marked and the deletion is reported as held. Each mark lands in efa.changes.
+ * did not find (efa.gone_<relation>, sql/010) is marked gone, unless the deletion guard holds it
+ * (heldBy): then nothing of that relation is marked and the deletion is reported as held. Each mark
+ * lands in efa.changes.
+ *
+ * Cost: the predicates join against the run's seen keys unnested once into a keyed, analysed
+ * temporary table (efa.load_run_seen), so every step is linear in the rows of the source whatever
+ * plan the planner picks (sql/010_linear_ledger.sql says why).
  */
-export async function markGone(
-  tx: Tx,
-  run: RunRef,
-  relations: readonly Relation[],
-  guard: { maxGonePercent: number; accept: boolean },
-): Promise<GoneOutcome> {
+export async function markGone(tx: Tx, run: RunRef, relations: readonly Relation[], guard: DeletionGuard): Promise<GoneOutcome> {
   const marked: Partial<Record<Relation, number>> = {};
   const held: HeldDeletion[] = [];
+  await sql`CREATE TEMP TABLE IF NOT EXISTS efa_gone_keys (key text PRIMARY KEY)`.execute(tx.kysely);
   for (const relation of deletionOrder.filter((r) => relations.includes(r))) {
     const fn = sql.raw(`efa.gone_${relation}`);
-    await sql`CREATE TEMP TABLE IF NOT EXISTS efa_gone_keys (key text PRIMARY KEY)`.execute(tx.kysely);
     await sql`TRUNCATE efa_gone_keys`.execute(tx.kysely);
     await sql`INSERT INTO efa_gone_keys SELECT key FROM ${fn}(${run.runId}::bigint) ON CONFLICT DO NOTHING`.execute(tx.kysely);
     const count = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa_gone_keys`.execute(tx.kysely);
     const wouldMark = count.rows[0]?.n ?? 0;
     if (wouldMark === 0) continue;
-    if (!guard.accept && wouldMark > guardFloor) {
+    if (!guard.accept) {
       const live = await sql<{ n: string }>`SELECT efa.live_in_scope(${run.runId}::bigint, ${relation})::text AS n`.execute(tx.kysely);
-      const liveInScope = Number(live.rows[0]?.n ?? 0);
-      if (wouldMark > (guard.maxGonePercent / 100) * liveInScope) {
-        held.push({ relation, wouldMark, liveInScope, maxGonePercent: guard.maxGonePercent });
+      const cycleRuns = guard.cycleRuns?.[relation] ?? 1;
+      const hold = heldBy(guard, relation, {
+        wouldMark,
+        liveInScope: Number(live.rows[0]?.n ?? 0),
+        markedEarlierInCycle: cycleRuns > 1 ? await markedByEarlierRuns(tx, guard.jobName, run.runId, relation, cycleRuns - 1) : 0,
+        cycleRuns,
+      });
+      if (hold) {
+        held.push(hold);
         continue;
       }
     }
@@ -378,6 +450,16 @@ export async function markGone(
     marked[relation] = r.rows[0]?.n ?? 0;
   }
   return { marked, held };
+}
+
+/** Rows of a relation the job's `runs` runs before this one marked gone (its rolling-refresh cycle so far). */
+async function markedByEarlierRuns(tx: Tx, jobName: string, runId: string, relation: Relation, runs: number): Promise<number> {
+  const r = await sql<{ n: number }>`
+    SELECT coalesce(sum(cardinality(c.keys)), 0)::int AS n
+    FROM efa.change_sets c
+    WHERE c.relation = ${relation} AND c.op = 'delete'
+      AND c.run_id IN (SELECT run_id FROM efa.runs WHERE job_name = ${jobName} AND run_id < ${runId}::bigint ORDER BY run_id DESC LIMIT ${runs})`.execute(tx.kysely);
+  return r.rows[0]?.n ?? 0;
 }
 
 /** Rows inserted/updated/deleted/unchanged per relation, from the change log and what the run saw. */
@@ -413,7 +495,7 @@ export async function pruneSeen(db: Kysely<Database>, jobName: string, keepRuns 
       AND r.run_id NOT IN (SELECT run_id FROM efa.runs WHERE job_name = ${jobName} ORDER BY run_id DESC LIMIT ${keepRuns})`.execute(db);
 }
 
-/** Fresh statistics for the deletion check: without them the planner may pick a nested loop that takes hours. */
+/** Fresh statistics for the deletion check and the views: the run's seen keys themselves are analysed in efa.load_run_seen. */
 export async function analyzeLedger(db: Kysely<Database>): Promise<void> {
   await sql`ANALYZE efa.pins, efa.run_seen_sets, efa.run_tiles, efa.stop_lines`.execute(db);
 }

@@ -35,6 +35,15 @@ export const heldDeletionSchema = z.object({
   wouldMark: z.int().nonnegative(),
   liveInScope: z.int().nonnegative(),
   maxGonePercent: z.number(),
+  /**
+   * Why it was held: `share` (more than maxGonePercent of the live rows in scope), `empties` (the
+   * run would leave no live row in scope, at any size), `cycle` (with what the job's earlier runs of
+   * one rolling-refresh cycle marked, more than maxGonePercent). Absent in records before 0.3.
+   */
+  reason: z.enum(['share', 'empties', 'cycle']).optional(),
+  /** For `cycle`: rows the job's previous runs of the cycle marked gone, and how many runs a cycle has. */
+  markedEarlierInCycle: z.int().nonnegative().optional(),
+  cycleRuns: z.int().positive().optional(),
 });
 export type HeldDeletion = z.infer<typeof heldDeletionSchema>;
 
@@ -66,6 +75,8 @@ export const runMetaSchema = z.object({
   incomplete: z.array(unitRefSchema.extend({ reason: z.string() })).default([]),
   heldDeletions: z.array(heldDeletionSchema).default([]),
   durationS: z.number().nonnegative(),
+  /** Of durationS, the seconds from the end of the last request to the run's end (deletions, counts, record, views). */
+  finaliseS: z.number().nonnegative().optional(),
   snapshots: z.array(snapshotMetaSchema).optional(),
   /** Sharing vehicles a nightly CoordInfo sweep received and did not store as pins. */
   vehiclesNotStored: z.int().nonnegative().optional(),

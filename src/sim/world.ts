@@ -157,6 +157,10 @@ export class World {
       : [...p.areas, fixed];
     this.providerMap.set(providerId, { ...p, areas });
   }
+  /** A provider leaves the deployment with all its areas (its OpArea answer no longer lists it). */
+  removeProvider(id: string): void {
+    if (!this.providerMap.delete(id)) throw new UnknownObjectError('provider', id);
+  }
   removeArea(providerId: string, areaId: string): void {
     const p = this.providerMap.get(providerId);
     if (!p || !p.areas.some((a) => a.id === areaId)) throw new UnknownObjectError('area', `${providerId}/${areaId}`);

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.js';
-import { finishRun, LeaseLostError, type OpenedRun } from '../db/ledger.js';
+import { finishRun, LeaseLostError, stampRunEnd, type OpenedRun } from '../db/ledger.js';
 import type { RunMeta, SnapshotMeta, UnitStats } from '../db/run-record.js';
 import { dropSnapshotPartitions, ensureSnapshotPartitions, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
 import { errorText, ExitCode, isFatal } from '../errors.js';
@@ -92,7 +92,7 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
             .join('; ');
   const scheduler = o.jobClient.scheduler.stats();
   const finishedAt = new Date();
-  const durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
+  let durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
   const snapshots = taken.map((s) => metaOf(s, takenAt));
   const units: RunMeta['units'] = Object.fromEntries(taken.map((s) => [s.record.kind, unitStats(s.tiles)]));
   const failures = taken.flatMap((s) => s.tiles.filter((t) => t.status === 'failed').map((t) => ({ operation: s.record.kind, unit: t.tileId, error: t.error ?? '' })));
@@ -123,6 +123,8 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
   const retentionDays = job.snapshots?.retentionDays ?? 90;
   const dropped = await dropSnapshotPartitions(db, new Date(takenAt.getTime() - retentionDays * dayMs));
   if (dropped.length > 0) log.info(`retention (${retentionDays} days): dropped ${dropped.join(', ')}`);
+  const stamped = await stampRunEnd(db.kysely, run, finishedAt);
+  if (stamped) durationS = stamped.durationS;
   return {
     runId: run.runId,
     job: job.name,

@@ -7,6 +7,7 @@ import {
   finishedUnits,
   finishRun,
   LeaseLostError,
+  heldDeletionText,
   markGone,
   pendingTiles,
   pruneSeen,
@@ -14,6 +15,7 @@ import {
   relationCounts,
   requestsSoFar,
   seenCount,
+  stampRunEnd,
   takeOverRun,
   unitOutcomes,
   type GoneOutcome,
@@ -83,6 +85,8 @@ export interface RunSummary {
   /** This run continued one that had been interrupted. */
   readonly resumed: boolean;
   readonly durationS: number;
+  /** Of durationS, the seconds after the last request: deletions, counts, the run record, the views. */
+  readonly finaliseS?: number;
   readonly requests: number;
   readonly requestsByOperation: Readonly<Record<string, number>>;
   readonly retries: number;
@@ -321,9 +325,12 @@ async function finalise(
   let relations: RelationCounts = {};
   let outcomes: UnitOutcomes = { failed: [], stored: 0, untrusted: 0 };
   let error: string | undefined;
-  // One duration per run, the same everywhere: efa.runs' started_at to finished_at.
-  const finishedAt = new Date();
-  const durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
+  // One duration per run, the same everywhere: efa.runs' started_at to finished_at, stamped again
+  // (stampRunEnd) once deletions, pruning and the views are done, so it includes finalisation.
+  const finaliseStartedAt = new Date();
+  const finishedAt = finaliseStartedAt;
+  let durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
+  let finaliseS = 0;
   await db.transaction(async (tx) => {
     if (silentCap !== undefined) {
       // Tiles judged before the cap was noticed and that answered it are not complete.
@@ -338,7 +345,12 @@ async function finalise(
     }
     outcomes = await unitOutcomes(tx.kysely, run.runId);
     if (failure === undefined && outcomes.stored > 0) {
-      gone = await markGone(tx, run, sweptRelations(job), { maxGonePercent: job.maxGonePercent, accept: opts.acceptDeletions ?? false });
+      gone = await markGone(tx, run, sweptRelations(job), {
+        maxGonePercent: job.maxGonePercent,
+        accept: opts.acceptDeletions ?? false,
+        jobName: job.name,
+        ...(job.sweeps.servingLines?.forStops ? { cycleRuns: { stop_lines: job.sweeps.servingLines.refreshEveryNights } } : {}),
+      });
     }
     // Capped and incomplete units were stored but may lack objects (nothing in them was marked
     // gone): like failed units and held deletions, they make a run partial, never a quiet success.
@@ -370,13 +382,12 @@ async function finalise(
     log.info(`coordInfo: ${stats.vehiclesNotStored} sharing vehicle(s) in the answers were not stored as pins (vehicles are the snapshot sweep's time series: sweeps.vehicles)`);
   }
   for (const h of gone.held) {
-    log.warn(
-      `${h.relation}: this run would mark ${h.wouldMark} of ${h.liveInScope} live rows gone (more than maxGonePercent ${h.maxGonePercent} %): ` +
-        `none were marked. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`,
-    );
+    log.warn(`${heldDeletionText(h)}. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`);
   }
   await pruneSeen(db.kysely, job.name);
   await refreshAnalystViews(db);
+  const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
+  if (stamped) ({ durationS, finaliseS } = stamped);
   const finalStatus = status as Exclude<RunStatus, 'running'>;
   return {
     runId: run.runId,
@@ -387,6 +398,7 @@ async function finalise(
     exitCode: failure !== undefined && isFatal(failure) ? ExitCode.usage : exitCodes[finalStatus],
     resumed: end.resumed,
     durationS,
+    finaliseS,
     requests,
     requestsByOperation: end.scheduler.requestsByOperation,
     retries: end.scheduler.retries,
@@ -416,7 +428,7 @@ function runError(
     ...(outcomes.untrusted > 0 ? [`${outcomes.untrusted} unit(s) capped or incomplete: objects may be missing there, and nothing in them was marked gone (see efa.run_tiles)`] : []),
     ...(budgetSpent !== undefined ? [`request budget of ${budgetSpent} requests exhausted (limits.requestBudget)`] : []),
     ...(outcomes.failed.length > 0 ? [`${outcomes.failed.length} unit(s) failed after retries`] : []),
-    ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent})`),
+    ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent}${h.reason && h.reason !== 'share' ? `; ${h.reason}` : ''})`),
   ];
   return parts.length > 0 ? parts.join('; ') : undefined;
 }

@@ -11,8 +11,20 @@ export interface CliResult {
 
 /** Runs the CLI from source (through tsx, as a user's `npx efa-sync` would run the build). */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliResult> {
+  return spawnCli(['--import', 'tsx', 'src/cli/main.ts'], args, env, timeoutMs);
+}
+
+/**
+ * Runs the built CLI (`dist/src/cli/main.js`, what `npx efa-sync` and a scheduler run): a flag that
+ * exists only in the library, not on the command line, fails here. `npm install` builds it.
+ */
+export function runBuiltCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliResult> {
+  return spawnCli(['dist/src/cli/main.js'], args, env, timeoutMs);
+}
+
+function spawnCli(entry: readonly string[], args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [...entry, ...args], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
