@@ -5,7 +5,7 @@
  * Each run is the real CLI in its own process (`efa-sync run <job> --db … --base-url <sim> --json`),
  * and the simulator another (`efa-sync sim --size N`), so the run's peak RSS (VmHWM, polled from
  * /proc) is the CLI's alone. The run's phases come from its summary (`phases`: the sweep, with the
- * writer's time in it, and the finalisation). The floor of a night is
+ * writer's time in it; `finaliseS`; `durationS`, the whole run). The floor of a night is
  *   replay   the night's own CoordInfo requests (efa.run_tiles: every tile it asked, split ones too)
  *            sent again through the same client (createJobClient: rate limit, parse) at the same
  *            concurrency to the same simulator, which answers from memory, with no database;
@@ -291,8 +291,9 @@ export async function benchScale(): Promise<BenchResult> {
     for (const n of r.nights) {
       const s = n.summary;
       const p = s?.phases;
-      // The whole run: from its start to the end of its finalisation (whatever durationS says).
-      const runMs = p ? (p.sweepS + p.finaliseS) * 1000 : undefined;
+      const finaliseS = s?.finaliseS;
+      // The whole run: from its start to the end of its finalisation, as durationS now is.
+      const runMs = s ? s.durationS * 1000 : undefined;
       const floorMs = n.replayMs !== undefined && r.copyMs !== undefined ? n.replayMs + r.copyMs : undefined;
       const label = `${r.c.db} ${int(r.c.size / 1000)}k night ${n.night}`;
       rows.push({
@@ -302,18 +303,17 @@ export async function benchScale(): Promise<BenchResult> {
         'coord req (x floor)': s?.coord ? `${int(s.coord.requests)} (${s.coord.ratio}x)` : '',
         'sweep s': p ? p.sweepS.toFixed(1) : n.sweepS !== undefined ? n.sweepS.toFixed(1) : '',
         'load s (in sweep)': p ? p.loadS.toFixed(1) : '',
-        'finalise s': p ? p.finaliseS.toFixed(1) : '',
+        'finalise s': finaliseS !== undefined ? finaliseS.toFixed(1) : '',
         'run s': runMs !== undefined ? (runMs / 1000).toFixed(1) : secs(n.wallMs),
-        'durationS': s ? String(s.durationS) : '',
         'replay s': n.replayMs !== undefined ? (n.replayMs / 1000).toFixed(1) : '',
         'COPY s': r.copyMs !== undefined ? (r.copyMs / 1000).toFixed(1) : '',
         'run/floor': runMs !== undefined && floorMs ? `${(runMs / floorMs).toFixed(2)}x` : '',
-        'finalise share': p && runMs ? pct(p.finaliseS * 1000, runMs) : '',
+        'finalise share': finaliseS !== undefined && runMs ? pct(finaliseS * 1000, runMs) : '',
         'peak RSS': n.peakRss !== undefined ? mb(n.peakRss) : '?',
       });
       if (runMs !== undefined && floorMs) {
         lines.push({ metric: `${label}: whole run`, value: secs(runMs), baseline: `floor ${secs(floorMs)} (replay + COPY)`, ratio: `${(runMs / floorMs).toFixed(2)}x` });
-        lines.push({ metric: `${label}: finalisation`, value: secs((p?.finaliseS ?? 0) * 1000), baseline: `run ${secs(runMs)}`, ratio: pct((p?.finaliseS ?? 0) * 1000, runMs) });
+        lines.push({ metric: `${label}: finalisation`, value: secs((finaliseS ?? 0) * 1000), baseline: `run ${secs(runMs)}`, ratio: pct((finaliseS ?? 0) * 1000, runMs) });
       }
       if (n.stopped) lines.push({ metric: `${label}`, value: n.stopped });
       if (n.peakRss !== undefined) lines.push({ metric: `${label}: peak RSS (CLI process)`, value: mb(n.peakRss) });

@@ -107,11 +107,10 @@ export interface RunSummary {
   /** Snapshot jobs: what each snapshot took (rows, requests against the floor, gaps). */
   readonly snapshots?: readonly SnapshotMeta[];
   /**
-   * Where a sweep run's time went, in seconds: `sweepS` from the run's start to its last unit
-   * (requests, with the load overlapped), `loadS` the writer's time in its transactions within it,
-   * `finaliseS` from there to the end (deletions, counts, the run record, pruning, views).
+   * Where a sweep run's time went before `finaliseS`, in seconds: `sweepS` from the run's start to its
+   * last unit (requests, with the load overlapped), `loadS` the writer's time in its transactions within it.
    */
-  readonly phases?: { readonly sweepS: number; readonly loadS: number; readonly finaliseS: number };
+  readonly phases?: { readonly sweepS: number; readonly loadS: number };
 }
 
 /** The job as it runs: CLI overrides applied and validated like the file itself. */
@@ -273,8 +272,7 @@ async function sweepAndFinish(
   // A long finalisation (deletions over a large world) is then not taken for a hang.
   log.info(`run ${run.runId}: sweeps done after ${seconds(sweepsEnded - run.startedAt.getTime())} s; finalising (deletions, counts, run record)`);
   const summary = await finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), dialect: dialectInUse(dialect), resumed, requestBudget, probeCoordRequests });
-  const phases = { sweepS: seconds(sweepsEnded - run.startedAt.getTime()), loadS: seconds(ctx.transact.busyMs()), finaliseS: seconds(Date.now() - sweepsEnded) };
-  return { ...summary, phases };
+  return { ...summary, phases: { sweepS: seconds(sweepsEnded - run.startedAt.getTime()), loadS: seconds(ctx.transact.busyMs()) } };
 }
 
 const seconds = (ms: number): number => Math.round(ms / 100) / 10;
