@@ -11,6 +11,7 @@ import { gc, header, secs, type BenchResult } from './util.js';
 import { benchNights } from './nights.js';
 import { benchSnapshots } from './snapshots.js';
 import { benchExport } from './export.js';
+import { benchScale } from './scale.js';
 
 interface Bench {
   readonly name: string;
@@ -25,6 +26,7 @@ const benches: readonly Bench[] = [
   { name: 'nights', title: 'nights: CoordInfo requests of night one and night two beside the floor', run: () => benchNights() },
   { name: 'snapshots', title: 'snapshots: requests of a vehicle snapshot against the floor, and rows/s of the snapshot writer beside a raw COPY', run: () => benchSnapshots() },
   { name: 'export', title: 'export: peak RSS and rows/s of efa-sync export of 1,000,000 stops per format (baseline: 100,000; budget 300 MB)', run: () => benchExport() },
+  { name: 'scale', title: 'scale: whole runs (night one, unchanged night two) at 200k and 1M pins, phase by phase, beside the replay + COPY floor', run: () => benchScale() },
   { name: 'run-memory', title: 'run-memory: peak memory of a run over a 1,000,000-pin world (baseline: 100,000)', run: () => benchRunMemory() },
 ];
 

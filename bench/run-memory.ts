@@ -64,7 +64,7 @@ interface ProgressMessage {
 }
 
 /** `efa-sync sim` in a child process (returned at once, for cleanup) and its URL, the first line of its stdout. */
-function startSimProcess(size: number): { child: ChildProcess; ready: Promise<{ url: string; startMs: number }> } {
+export function startSimProcess(size: number): { child: ChildProcess; ready: Promise<{ url: string; startMs: number }> } {
   const t0 = performance.now();
   const child = spawn(process.execPath, [mainJs, 'sim', '--port', '0', '--size', String(size), '--today', today], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -87,7 +87,7 @@ function startSimProcess(size: number): { child: ChildProcess; ready: Promise<{ 
 }
 
 /** Peak resident set of a process so far (Linux /proc), or undefined elsewhere. */
-function peakRssOf(pid: number | undefined): number | undefined {
+export function peakRssOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -97,7 +97,7 @@ function peakRssOf(pid: number | undefined): number | undefined {
   }
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

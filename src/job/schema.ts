@@ -77,7 +77,11 @@ const motList = z.array(z.number().int().min(0).max(99)).min(1);
 export const coordSweepSchema = z.strictObject({
   types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type'),
   maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
-  /** A capped tile smaller than this (degrees, both axes) is not split again but recorded as capped. */
+  /**
+   * The smallest tile (degrees, both axes) the splitter makes on the server's say-so alone; a tile this
+   * small that is still capped is split as far as its answer's density asks, down to the request's
+   * coordinate precision (2e-5°), and recorded as capped only where even that cannot help.
+   */
   minTileSizeDeg: z.number().positive().max(10).default(0.002),
   inclMOT: motList.optional(),
   exclMOT: motList.optional(),
@@ -129,7 +133,11 @@ export const addInfoSweepSchema = z.strictObject({
  */
 export const vehiclesSweepSchema = z.strictObject({
   maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
-  /** A capped tile smaller than this (degrees, both axes) is not split again but recorded as capped. */
+  /**
+   * The smallest tile (degrees, both axes) the splitter makes on the server's say-so alone; a tile this
+   * small that is still capped is split as far as its answer's density asks, down to the request's
+   * coordinate precision (2e-5°), and recorded as capped only where even that cannot help.
+   */
   minTileSizeDeg: z.number().positive().max(10).default(0.002),
   /** vehSF: the vehicle kinds asked for; omitted means all. */
   kinds: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1, 'vehicles.kinds: at least one kind, or leave it out for all').optional(),

@@ -77,6 +77,8 @@ export interface BatchingWriter {
    * rows of the same relation are merged together; should that fail, each item merges its own.
    */
   rows<Row, T>(entity: Entity<Row>, rows: readonly Row[], fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Milliseconds the writer spent in its transactions so far: the run's load, overlapped with its requests. */
+  busyMs(): number;
 }
 
 /**
@@ -113,11 +115,13 @@ async function mergeWaitingRows(tx: Tx, batch: readonly Pending[]): Promise<Set<
 export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
   const pending: Pending[] = [];
   let draining = false;
+  let busyMs = 0;
   const drain = async (): Promise<void> => {
     draining = true;
     while (pending.length > 0) {
       const batch = pending.splice(0, batchLimit);
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+      const started = performance.now();
       try {
         await db.transaction(async (tx) => {
           await assertLease(tx, run);
@@ -140,9 +144,11 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
           }
         });
       } catch (error) {
+        busyMs += performance.now() - started;
         batch.forEach((item) => item.reject(error));
         continue;
       }
+      busyMs += performance.now() - started;
       batch.forEach((item, i) => {
         const o = outcomes[i];
         if (o?.ok) item.resolve(o.value);
@@ -165,6 +171,7 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
         // Items are grouped by relation, so every row handed back here is one of this entity's.
         merge: (tx, all) => mergeRows(tx, entity, run, all as readonly Row[]),
       }),
+    busyMs: () => busyMs,
   });
 }
 

@@ -108,6 +108,11 @@ export interface RunSummary {
   readonly error?: string;
   /** Snapshot jobs: what each snapshot took (rows, requests against the floor, gaps). */
   readonly snapshots?: readonly SnapshotMeta[];
+  /**
+   * Where a sweep run's time went before `finaliseS`, in seconds: `sweepS` from the run's start to its
+   * last unit (requests, with the load overlapped), `loadS` the writer's time in its transactions within it.
+   */
+  readonly phases?: { readonly sweepS: number; readonly loadS: number };
 }
 
 /** The job as it runs: CLI overrides applied and validated like the file itself. */
@@ -273,8 +278,14 @@ async function sweepAndFinish(
   // the server's statement_timeout: commit nothing more; the run stays running for the next run to resume.
   if (opts.signal?.aborted) throw opts.signal.reason;
   if (failure instanceof LeaseLostError || failure instanceof RunStoppedError || isStatementTimeout(failure)) throw failure;
-  return finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), rate: rateChanges(), dialect: dialectInUse(dialect), resumed, requestBudget });
+  const sweepsEnded = Date.now();
+  // A long finalisation (deletions over a large world) is then not taken for a hang.
+  log.info(`run ${run.runId}: sweeps done after ${seconds(sweepsEnded - run.startedAt.getTime())} s; finalising (deletions, counts, run record)`);
+  const summary = await finalise(opts, ctx, { failure, before, scheduler: scheduler.stats(), rate: rateChanges(), dialect: dialectInUse(dialect), resumed, requestBudget });
+  return { ...summary, phases: { sweepS: seconds(sweepsEnded - run.startedAt.getTime()), loadS: seconds(ctx.transact.busyMs()) } };
 }
+
+const seconds = (ms: number): number => Math.round(ms / 100) / 10;
 
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
   const { db, run, log } = ctx;

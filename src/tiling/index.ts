@@ -7,7 +7,7 @@ export { coverRegion } from './cover.js';
 export type { CoverOptions } from './cover.js';
 export { estimateTileCount, readCappedAnswer, readPatches } from './estimate.js';
 export type { CappedAnswerReading, PatchReading, UnseenCell } from './estimate.js';
-export { splitTile } from './split.js';
+export { PRECISION_MIN_TILE_DEG, splitTile } from './split.js';
 export type { SplitOptions } from './split.js';
 export { createSplitMemory } from './split-memory.js';
 export type { AnswerReadingKind, PatchCover, SplitChild, SplitMemory, SplitSizing } from './split-memory.js';

@@ -1,5 +1,5 @@
 import { readCappedAnswer, readPatches } from './estimate.js';
-import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon } from './geo.js';
+import { EDGE_DECIMALS, METRES_PER_DEG_LAT, bboxAreaM2, containsClosed, makeTile, metresPerDegLon } from './geo.js';
 import { cutAxes, placeCut, withEdge } from './kd-cut.js';
 import type { Axis } from './kd-cut.js';
 import { checkFill, checkPositive, checkPositiveInt } from './options.js';
@@ -18,6 +18,41 @@ export interface SplitOptions {
   readonly region?: Region;
   /** The run's memory of earlier answers (`createSplitMemory`): sizes the split, and learns the children. */
   readonly memory?: SplitMemory;
+}
+
+/**
+ * The smallest tile a split may make, in degrees: inner edges are snapped to 10^-EDGE_DECIMALS (the
+ * precision the request's coordinates carry), and a tile must hold one snapped edge strictly inside
+ * to be cut. Below this no request can tell positions apart, however dense the answer.
+ */
+export const PRECISION_MIN_TILE_DEG = 2 / 10 ** EDGE_DECIMALS;
+const EDGE_STEP_DEG = 1 / 10 ** EDGE_DECIMALS;
+
+/**
+ * The minimum size for a capped tile that is already at or below `minTileSizeDeg`: the density its
+ * own answer shows decides how small its children must be, down to `PRECISION_MIN_TILE_DEG`. The
+ * children are sized to hold `fill × max` at the density of the disc reading (the best estimate of the
+ * tile's total), and may be cut at half that so the cut can follow where the pins are. Undefined when
+ * no smaller box can separate the hits: all of them lie within one edge step on both axes (more
+ * than `max` objects at one position as the request can name it).
+ */
+function densityMinSize(b: BBox, hits: readonly Point[], max: number, fill: number, kx: number, configured: number): number | undefined {
+  let minLon = Infinity, minLat = Infinity, maxLon = -Infinity, maxLat = -Infinity;
+  let inside = 0;
+  for (const h of hits) {
+    if (!containsClosed(b, h.lon, h.lat)) continue;
+    inside++;
+    minLon = Math.min(minLon, h.lon);
+    maxLon = Math.max(maxLon, h.lon);
+    minLat = Math.min(minLat, h.lat);
+    maxLat = Math.max(maxLat, h.lat);
+  }
+  if (inside === 0 || (maxLon - minLon < EDGE_STEP_DEG && maxLat - minLat < EDGE_STEP_DEG)) return undefined;
+  const total = Math.max(readCappedAnswer(b, hits).estimatedTotal, max + 1);
+  // A child's side in metres at that density, then in degrees on the axis where a degree is shortest.
+  const childM = Math.sqrt((fill * max * bboxAreaM2(b)) / total);
+  const side = 0.5 * Math.min(childM / kx, childM / METRES_PER_DEG_LAT);
+  return Math.max(PRECISION_MIN_TILE_DEG, Math.min(configured, side));
 }
 
 /** A located amount of expected pins: a hit (weight 1) or an unseen cell (its estimate). */
@@ -65,17 +100,27 @@ function weightedQuantile(sorted: readonly Mass[], axis: Axis, total: number, sh
  * the memory learns what each was cut to hold. The memory only sizes the cuts: which tile owns which
  * pin does not depend on it, nor on the order answers arrive in.
  *
- * Returns `'too-small'` when the tile is at or below `minTileSizeDeg` on both axes: the caller keeps
- * the capped answer and records the tile as capped.
+ * A tile at or below `minTileSizeDeg` on both axes is split further only as far as its answer's
+ * density asks (`densityMinSize`, down to `PRECISION_MIN_TILE_DEG`). Returns `'too-small'` when even
+ * that cannot help (the tile is at the density's or the precision's minimum, or every hit lies at
+ * one position as a request can name it): the caller keeps the capped answer and records the tile
+ * as capped.
  */
 export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions): Tile[] | 'too-small' {
   const max = checkPositiveInt('maxPerRequest', opts.maxPerRequest);
-  const minSize = checkPositive('minTileSizeDeg', opts.minTileSizeDeg);
+  const configuredMin = checkPositive('minTileSizeDeg', opts.minTileSizeDeg);
   const fill = checkFill('fill', opts.fill ?? 0.8);
   const maxChildren = Math.max(2, checkPositiveInt('maxChildren', opts.maxChildren ?? 32));
   const b = tile.bbox;
   const kx = metresPerDegLon((b[1] + b[3]) / 2);
-  if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) return 'too-small';
+  let minSize = configuredMin;
+  if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) {
+    // At the configured minimum and still capped: a dense world must not end partial for want of a
+    // smaller tile, so the answer's own density sets how much smaller.
+    const dense = densityMinSize(b, hits, max, fill, kx, configuredMin);
+    if (dense === undefined || cutAxes(b, dense, kx, METRES_PER_DEG_LAT).length === 0) return 'too-small';
+    minSize = dense;
+  }
 
   // Two readings of the answer: a disc of every pin around the centre (the usual EFA order), and
   // patches complete where hits lie with the rest as dense as the run has found such rest to be.

@@ -75,6 +75,10 @@ describe('incremental refresh against a changing world', () => {
 
   it('night two against an unchanged API writes no entity row and costs close to the floor', async () => {
     expect(first.status).toBe('succeeded');
+    // The run's phases add up to its one duration (each rounded to 0.1 s): the scale bench reads them.
+    const phases = first.phases!;
+    expect(phases.loadS).toBeLessThanOrEqual(phases.sweepS + 0.1);
+    expect(Math.abs(phases.sweepS + (first.finaliseS ?? Number.NaN) - first.durationS)).toBeLessThanOrEqual(0.25);
     const onServer = dbKind() === 'postgres';
     const tuplesBefore = onServer ? await settledTupleWrites(t) : 0;
     const before = await rowVersions(t);

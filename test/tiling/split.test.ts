@@ -5,10 +5,11 @@ import {
   estimateTileCount,
   readCappedAnswer,
   readPatches,
+  PRECISION_MIN_TILE_DEG,
   splitTile,
 } from '../../src/tiling/index.js';
 import type { BBox, Point, Tile } from '../../src/tiling/index.js';
-import { queryBox, clusteredWorld, pointAt } from './harness.js';
+import { adaptiveSplitter, checkCompleteness, queryBox, clusteredWorld, pointAt, sweep, uniformWorld } from './harness.js';
 import { overlaps, totalAreaDeg2, areaDeg2 } from './geometry.js';
 
 const ROOT: Tile = coverRegion({ bbox: [9.05, 48.7, 9.3, 48.85] }, { targetTiles: 1 })[0]!;
@@ -151,5 +152,53 @@ describe('estimateTileCount', () => {
     expect(estimateTileCount(500, 1e6, 1e8, 500)).toBe(125);
     expect(estimateTileCount(500, 1e6, 1e8, 500, 0.5)).toBe(200);
     expect(estimateTileCount(0, 1e6, 1e8, 500)).toBe(1);
+  });
+});
+
+describe('splitTile at the minimum tile size: the minimum follows the density', () => {
+  // 3,000 pins in one 0.002° tile, the default minTileSizeDeg, 1,000 per answer: as the centre of a
+  // 1,000,000-pin world is, where 71 such tiles ended capped and 21,800 pins were missing.
+  const block: BBox = [9.18, 48.77, 9.1819, 48.7719]; // just under 0.002° on both axes
+  const dense = uniformWorld(3000, 5, block);
+
+  for (const order of ['distance', 'random'] as const) {
+    it(`splits a still-capped minimum tile as far as its answer's density asks, and the sweep ends complete (${order} order)`, () => {
+      const start = coverRegion(dense.region, { targetTiles: 1 });
+      const r = sweep(dense, start, adaptiveSplitter(dense, { max: 1000, minTileSizeDeg: 0.002 }), 1000, order);
+      const c = checkCompleteness(dense, r);
+      expect(c.pins).toBe(3000);
+      expect(c.ownershipDefects).toBe(0);
+      expect(c.missing).toBe(0);
+      expect(r.leaves.filter((l) => l.capped)).toHaveLength(0);
+      for (const l of r.leaves) {
+        expect(l.tile.bbox[2] - l.tile.bbox[0]).toBeGreaterThanOrEqual(PRECISION_MIN_TILE_DEG - 1e-12);
+        expect(l.tile.bbox[3] - l.tile.bbox[1]).toBeGreaterThanOrEqual(PRECISION_MIN_TILE_DEG - 1e-12);
+      }
+      // Sized by the density, not halved blindly: a handful of requests for a floor of 3.
+      expect(r.requests).toBeLessThanOrEqual(12);
+    });
+  }
+
+  it('cuts the first split below the minimum to the density: a few children sized for fill x max pins each, partitioning the tile', () => {
+    const tile: Tile = { id: 'd', bbox: block, depth: 5 };
+    const hits = queryBox(dense, block, 1000).map((i) => pointAt(dense, i));
+    const children = splitTile(tile, hits, { maxPerRequest: 1000, minTileSizeDeg: 0.002 });
+    if (children === 'too-small') throw new Error('unexpected too-small');
+    expect(children.length).toBeGreaterThanOrEqual(3);
+    expect(children.length).toBeLessThanOrEqual(8);
+    expect(overlaps(children)).toBe(0);
+    expect(totalAreaDeg2(children)).toBeCloseTo(areaDeg2(block), 12);
+  });
+
+  it('answers too-small when every hit lies at one position as a request can name it: no box separates them', () => {
+    const tile: Tile = { id: 'p', bbox: block, depth: 5 };
+    const hits: Point[] = Array.from({ length: 1000 }, (_, i) => ({ lon: 9.181 + (i % 2) * 0.000004, lat: 48.771 }));
+    expect(splitTile(tile, hits, { maxPerRequest: 1000, minTileSizeDeg: 0.002 })).toBe('too-small');
+  });
+
+  it('answers too-small at the precision of the request coordinates, however dense the answer', () => {
+    const tile: Tile = { id: 'q', bbox: [9.181, 48.771, 9.181 + PRECISION_MIN_TILE_DEG, 48.771 + PRECISION_MIN_TILE_DEG], depth: 12 };
+    const hits: Point[] = Array.from({ length: 100 }, (_, i) => ({ lon: 9.181 + (i % 3) * 0.00001, lat: 48.771 + (i % 2) * 0.00002 }));
+    expect(splitTile(tile, hits, { maxPerRequest: 100, minTileSizeDeg: 0.002 })).toBe('too-small');
   });
 });
