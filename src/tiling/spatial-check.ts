@@ -73,7 +73,7 @@ function probeBox(p: Point): BBox {
  * for a branch two generations deeper, so an honest, very dense region costs a few probes in all.
  */
 export function createSpatialCheck(opts: SpatialCheckOptions = {}): SpatialCheck {
-  const levels = checkPositiveInt('levels', opts.levels ?? 3);
+  const levels = checkPositiveInt('levels', opts.levels ?? 4);
   const minFull = checkPositiveInt('minFull', opts.minFull ?? 10);
   /** Full answers in a row ending at this tile, counted since the last probe that cleared its branch. */
   const chain = new Map<string, number>();

@@ -129,20 +129,20 @@ describe('createSpatialCheck: a server answering full at every size', () => {
       points: Array.from({ length: max }, (_, i) => ({ lon: t.bbox[0] + ((t.bbox[2] - t.bbox[0]) * ((i * 37) % 101)) / 101, lat: t.bbox[1] + ((t.bbox[3] - t.bbox[1]) * ((i * 61) % 103)) / 103 })),
     });
 
-  it('stops a branch after three full generations, proved by one probe of about a metre', async () => {
+  it('stops a branch after four full generations, proved by one probe of about a metre', async () => {
     const check = createSpatialCheck();
     const answer = fullbox(100);
     const asked: Tile[] = [];
     const ask: AskBox = async (t) => (asked.push(t), answer(t));
     let tile = grid(1)[0] as Tile;
     const verdicts: string[] = [];
-    for (let level = 0; level < 3; level++) {
+    for (let level = 0; level < 4; level++) {
       verdicts.push(await check.judgeFull(tile, answer(tile), 100, ask));
       const children = splitTile(tile, answer(tile).points, { maxPerRequest: 100, minTileSizeDeg: 0.0001 });
       if (children === 'too-small') throw new Error('unexpected too-small');
       tile = children[0] as Tile;
     }
-    expect(verdicts).toEqual(['split', 'split', 'untrusted']);
+    expect(verdicts).toEqual(['split', 'split', 'split', 'untrusted']);
     expect(asked).toHaveLength(1);
     const probe = asked[0]!.bbox;
     expect(probe[2] - probe[0]).toBeLessThan(0.00002);
@@ -150,21 +150,35 @@ describe('createSpatialCheck: a server answering full at every size', () => {
   });
 
   it('lets an honest dense branch go on: the probe clears it, and the next probe waits for a longer run', async () => {
-    const w = clusteredWorld(50_000, 3);
-    const s = server(w, 100, 'distance');
+    // A town with one very dense spot (300 objects within about 20 m: a large station): the branch
+    // holding it answers full for many generations while every sibling answers below max.
+    const town = clusteredWorld(5_000, 3);
+    const n = town.lon.length + 300;
+    const lon = new Float64Array(n);
+    const lat = new Float64Array(n);
+    lon.set(town.lon);
+    lat.set(town.lat);
+    for (let i = town.lon.length; i < n; i++) {
+      lon[i] = 9.1812 + ((i * 37) % 29) * 0.00001;
+      lat[i] = 48.7841 + ((i * 53) % 17) * 0.00001;
+    }
+    const w: World = { ...town, lon, lat };
+    const s = server(w, 30, 'distance');
     const check = createSpatialCheck();
     let tile = grid(1)[0] as Tile;
     const verdicts: string[] = [];
-    for (let level = 0; level < 5; level++) {
+    for (let level = 0; level < 6; level++) {
       const a = s.answer(tile);
-      if (a.received < 100) break;
-      verdicts.push(await check.judgeFull(tile, a, 100, s.ask));
-      const children = splitTile(tile, a.points, { maxPerRequest: 100, minTileSizeDeg: 0.0001 });
+      if (a.received < 30) break;
+      verdicts.push(await check.judgeFull(tile, a, 30, s.ask));
+      const children = splitTile(tile, a.points, { maxPerRequest: 30, minTileSizeDeg: 0.0001 });
       if (children === 'too-small') break;
-      // Follow the fullest child: the densest branch of the world.
-      tile = children.reduce((best, c) => (s.answer(c).received > s.answer(best).received ? c : best));
+      // Follow the child holding the dense spot.
+      const next = children.find((c) => c.bbox[0] <= 9.1813 && c.bbox[2] >= 9.1813 && c.bbox[1] <= 48.7842 && c.bbox[3] >= 48.7842);
+      if (next === undefined) break;
+      tile = next;
     }
-    expect(verdicts.length).toBeGreaterThanOrEqual(3);
+    expect(verdicts.length).toBeGreaterThanOrEqual(4);
     expect(verdicts.every((v) => v === 'split')).toBe(true);
     expect(check.probes).toBe(1);
     expect(check.stopped).toBe(0);
