@@ -16,6 +16,7 @@ interface SimOptions extends Pick<CommonOptions, 'json' | 'logFormat' | 'verbose
   localIdBase?: number;
   coordOrder: CoordOrder;
   clock?: string;
+  change?: number;
 }
 
 /** `--clock`: an ISO 8601 instant with a zone, checked here so the error names the flag. */
@@ -33,6 +34,13 @@ function clockText(value: string): string {
 function localIdBase(value: string): number {
   if (!/^\d{1,15}$/.test(value)) throw new ConfigError(`--local-id-base: expected a whole number, got "${value}"`, '--local-id-base');
   return Number(value);
+}
+
+/** `--change`: a share of the world's pins, 0 to 1. */
+function changeShare(value: string): number {
+  const share = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(share >= 0 && share <= 1)) throw new ConfigError(`--change: expected a share between 0 and 1 (0.01 is 1 %), got "${value}"`, '--change');
+  return share;
 }
 
 export function registerSim(program: Command): void {
@@ -54,6 +62,7 @@ export function registerSim(program: Command): void {
         .choices([...COORD_ORDERS])
         .default('distance'),
     )
+    .option('--change <share>', 'change this share of the nightly pins (a third removed, moved, added) before serving: the same world a night later, e.g. 0.01', changeShare)
     .option('--clock <iso>', 'fix the clock of the moving world (vehicles, parking occupancy), e.g. 2026-11-24T10:00:00+01:00; default: each request\'s arrival time', clockText);
   addCommonOptions(cmd, ['json', 'log']).action(async (opts: SimOptions) => {
     if (opts.world !== undefined && opts.stopIds !== undefined) {
@@ -76,6 +85,7 @@ export function registerSim(program: Command): void {
       ...(opts.localIdBase !== undefined ? { localIdBase: opts.localIdBase } : {}),
       coordOrder: opts.coordOrder,
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
+      ...(opts.change !== undefined ? { change: opts.change } : {}),
     });
     log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
       bbox: sim.world.bbox,

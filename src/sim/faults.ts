@@ -12,6 +12,15 @@ export interface FaultSpec {
   readonly html200?: number;
   /** Points whose CoordInfo requests fail with 503 forever; repeat `failbox=` for several. */
   readonly failbox: readonly { readonly lon: number; readonly lat: number }[];
+  /**
+   * Lies of a broken or hostile deployment, in every CoordInfo box or circle answer: `fullbox`
+   * answers `max` objects however small the box (phantoms inside it fill up what the world lacks: an
+   * answer that is not spatial); `silentcap=<n>` never answers more than n objects and does not say
+   * so; `empty` answers no objects at all.
+   */
+  readonly fullbox?: boolean;
+  readonly silentcap?: number;
+  readonly empty?: boolean;
   readonly seed: number;
 }
 
@@ -23,6 +32,11 @@ export function parseFaultSpec(spec: string): FaultSpec {
   const out: { -readonly [K in keyof FaultSpec]: FaultSpec[K] } = { failbox: [], seed: 1 };
   const failbox: { lon: number; lat: number }[] = [];
   for (const part of spec.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    // The lies that take no value may be named alone.
+    if (part === 'fullbox' || part === 'empty') {
+      out[part] = true;
+      continue;
+    }
     const eq = part.indexOf('=');
     if (eq < 0) throw new FaultSpecError(part, 'expected key=value');
     const key = part.slice(0, eq), value = part.slice(eq + 1);
@@ -46,6 +60,14 @@ export function parseFaultSpec(spec: string): FaultSpec {
         failbox.push({ lon: Number(m[1]), lat: Number(m[2]) });
         break;
       }
+      case 'silentcap':
+        if (!/^\d+$/.test(value) || Number(value) < 1) fail('expected a positive whole number of objects');
+        out.silentcap = Number(value);
+        break;
+      case 'fullbox': case 'empty':
+        if (!/^(1|true|0|false)$/.test(value)) fail('expected 1 or 0 (or name it alone)');
+        out[key] = value === '1' || value === 'true';
+        break;
       case 'seed':
         if (!/^\d+$/.test(value)) fail('expected a non-negative integer');
         out.seed = Number(value);
@@ -57,9 +79,11 @@ export function parseFaultSpec(spec: string): FaultSpec {
         break;
       }
       default:
-        fail(`unknown fault "${key}" (latency, error5xx, rate429, hang, truncate, malformed, html200, failbox, seed)`);
+        fail(`unknown fault "${key}" (latency, error5xx, rate429, hang, truncate, malformed, html200, failbox, fullbox, silentcap, empty, seed)`);
     }
   }
+  const lies = (['fullbox', 'silentcap', 'empty'] as const).filter((k) => out[k] !== undefined && out[k] !== false);
+  if (lies.length > 1) throw new FaultSpecError(spec, `${lies.join(' and ')} contradict each other: give one`);
   const total = DICE.reduce((s, k) => s + (out[k] ?? 0), 0);
   if (total > 1) throw new FaultSpecError(spec, `shares of ${DICE.join('/')} add up to ${total} > 1`);
   return { ...out, failbox };

@@ -4,6 +4,7 @@ export { generateWorld, DEFAULT_REGION, type GenerateOptions } from './generate.
 export { loadWorld } from './load/index.js';
 export { parseFaultSpec, type FaultSpec } from './faults.js';
 export { World } from './world.js';
+export { changeWorld, type WorldChange } from './change.js';
 export { BadParameterError, FaultSpecError, SimulatorOptionError, WorldLoadError, UnknownObjectError } from './errors.js';
 export type { Truth, TruthOptions, TruthPin, TruthRegion } from './truth.js';
 export { pinTypesFor } from './truth.js';

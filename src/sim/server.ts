@@ -3,11 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { BadParameterError, SimulatorOptionError } from './errors.js';
 import { FaultEngine, parseFaultSpec, type FaultSpec } from './faults.js';
+import { changeWorld } from './change.js';
 import { generateWorld } from './generate.js';
 import { loadWorld } from './load/index.js';
 import { runAddInfo } from './ops/addinfo.js';
 import { COORD_ORDERS, parseCoordQuery, queryMoves, queryTouches, runCoordQuery, type CoordOrder } from './ops/coord.js';
 import { parseClock } from './clock.js';
+import { applyCoordLies } from './ops/lies.js';
 import { runOpArea } from './ops/oparea.js';
 import { runServingLines } from './ops/serving-lines.js';
 import { runStopFinder } from './ops/stopfinder.js';
@@ -43,6 +45,8 @@ export interface SimulatorOptions {
    * request's arrival, and every other request from the static world (see ops/coord.ts queryMoves).
    */
   clock?: string;
+  /** Changes this share (0..1) of the world's nightly pins before serving (`changeWorld`): the same world a night later. */
+  change?: number;
 }
 
 export interface RequestLogEntry {
@@ -77,7 +81,7 @@ function routes(faults: FaultSpec | undefined, coordOrder: CoordOrder): Readonly
       const q = parseCoordQuery(p);
       if (faults?.failbox.some((pt) => queryTouches(q, pt.lon, pt.lat))) return { body: null, failboxHit: true };
       const at = time.clock ?? (queryMoves(q) ? time.arrival : undefined);
-      return { body: d.coord(runCoordQuery(w, q, coordOrder, at)) };
+      return { body: d.coord(applyCoordLies(runCoordQuery(w, q, coordOrder, at), q, faults)) };
     },
     XML_STOPFINDER_REQUEST: (w, p, d) => ({ body: d.stopFinder(runStopFinder(w, p)) }),
     XML_SERVINGLINES_REQUEST: (w, p, d) => ({ body: d.servingLines(runServingLines(w, p)) }),
@@ -111,6 +115,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         ...(options.localIdBase !== undefined ? { localIdBase: options.localIdBase } : {}),
       }));
   if (options.today) world.today = options.today;
+  if (options.change !== undefined && options.change > 0) changeWorld(world, options.change, options.seed ?? 1);
   const engine = faults ? new FaultEngine(faults) : undefined;
   const table = routes(faults, options.coordOrder ?? 'distance');
   const log: RequestLogEntry[] = [];

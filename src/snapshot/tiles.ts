@@ -2,7 +2,8 @@ import type { SnapshotTileRow } from '../db/snapshots.js';
 import type { EfaResult, Pin } from '../efa/index.js';
 import { errorText, isFatal } from '../errors.js';
 import type { ResolvedRegion } from '../job/index.js';
-import { createCapDetector, createSplitMemory, effectiveMax, inRegion, observeAnswer, ownsPoint, splitTile, type BBox, type Tile } from '../tiling/index.js';
+import { isSharingVehicle, pinKey } from '../entities/pins.js';
+import { createCapDetector, createSpatialCheck, createSplitMemory, inRegion, ownsPoint, splitTile, type AskBox, type BBox, type Tile } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import { redactText } from '../util/redact.js';
 import { drainQueue } from '../sweep/queue.js';
@@ -46,15 +47,34 @@ export interface TileSweepResult<Row> {
 
 export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise<TileSweepResult<Row>> {
   const rows = new Map<string, { row: Row; pin: Pin }>();
-  const tiles: SnapshotTileRow[] = [];
+  /** By tile id: a tile asked again (it answered a silent cap before it was confirmed) keeps its last record. */
+  const tiles = new Map<string, SnapshotTileRow>();
   const capDetector = createCapDetector();
+  const spatial = createSpatialCheck();
   const memory = createSplitMemory();
+  // Vehicles move between two requests: only objects that stay put are compared by identity.
+  const answerOf = (result: EfaResult<Pin>) => ({
+    received: result.records.length + result.rejects.length,
+    keys: result.records.filter((p) => !isSharingVehicle(p)).map(pinKey),
+    points: result.records.map((p) => p.coord),
+  });
+  // Confirming requests: counted, never stored.
+  const ask: AskBox = async (probe) => {
+    requests += 1;
+    try {
+      return answerOf(await o.request(probe));
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      return undefined;
+    }
+  };
   let requests = 0;
   let objects = 0;
   let others = 0;
   const record = (tile: Tile, rest: Omit<SnapshotTileRow, 'tileId' | 'parentId' | 'depth' | 'bbox'>): void => {
-    tiles.push({ tileId: tile.id, parentId: tile.parentId ?? null, depth: tile.depth, bbox: tile.bbox, ...rest });
+    tiles.set(tile.id, { tileId: tile.id, parentId: tile.parentId ?? null, depth: tile.depth, bbox: tile.bbox, ...rest });
   };
+  const forget = (tile: Tile): void => void tiles.delete(tile.id);
 
   await drainQueue(o.tiles, o.concurrency, async (tile) => {
     let result: EfaResult<Pin>;
@@ -68,27 +88,28 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
       record(tile, { status: 'failed', objects: 0, stored: 0, attempts: 0, error: message });
       return [];
     }
-    const verdict = judgeBoxAnswer(tile.bbox, result, effectiveMax(capDetector, o.maxPerRequest), `${o.label} tile ${tile.id}`);
-    observeAnswer(capDetector, tile, verdict.received, o.maxPerRequest);
+    const answer = answerOf(result);
+    const { max, redo } = await capDetector.observe(tile, answer, o.maxPerRequest, ask);
+    // Asked again below: their first record is replaced by the second's.
+    for (const t of redo) forget(t);
+    const verdict = judgeBoxAnswer(tile.bbox, result, max, `${o.label} tile ${tile.id}`);
     objects += verdict.received;
     if (verdict.kind === 'untrusted') {
       o.log.warn(`${verdict.reason}; its area is a gap in this snapshot`);
       record(tile, { status: 'failed', objects: verdict.received, stored: 0, attempts: result.attempts, error: verdict.reason });
-      return [];
+      return redo;
     }
     memory.observe(tile, verdict.received, verdict.kind === 'capped');
     if (verdict.kind === 'capped') {
-      const children = splitTile(tile, result.records.map((h) => h.coord), {
-        maxPerRequest: effectiveMax(capDetector, o.maxPerRequest),
-        minTileSizeDeg: o.minTileSizeDeg,
-        region: o.region,
-        memory,
-      });
-      if (children !== 'too-small') {
+      const children =
+        (await spatial.judgeFull(tile, answer, max, ask)) === 'untrusted'
+          ? 'not-spatial'
+          : splitTile(tile, result.records.map((h) => h.coord), { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, region: o.region, memory });
+      if (children !== 'too-small' && children !== 'not-spatial') {
         record(tile, { status: 'split', objects: verdict.received, stored: 0, attempts: result.attempts, error: null });
-        return children;
+        return [...redo, ...children];
       }
-      o.log.warn(`${o.label} tile ${tile.id} is capped at ${verdict.received} objects and too small to split; some may be missing`);
+      if (children === 'too-small') o.log.warn(`${o.label} tile ${tile.id} is capped at ${verdict.received} objects and too small to split; some may be missing`);
     }
     let stored = 0;
     for (const pin of o.expand ? verdict.inside.flatMap(o.expand) : verdict.inside) {
@@ -106,17 +127,17 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
     const status = verdict.kind === 'capped' ? 'capped' : verdict.kind === 'incomplete' ? 'incomplete' : 'ok';
     if (verdict.kind === 'incomplete') o.log.warn(`${o.label} tile ${tile.id}: ${verdict.reason}; objects may be missing there`);
     record(tile, { status, objects: verdict.received, stored, attempts: result.attempts, error: verdict.kind === 'incomplete' ? verdict.reason : null });
-    return [];
+    return redo;
   });
 
-  // Tiles judged before a silent cap was noticed and that reached it may lack objects.
+  if (spatial.stopped > 0) {
+    o.log.warn(`${o.label}: answers are not spatial: ${spatial.evidence ?? 'boxes of every size answered full'}; ${spatial.stopped} branch(es) stopped as untrusted (recorded capped)`);
+  }
+  // A tile judged while a confirmation was still under way, and that reached the cap, may lack objects.
   const cap = capDetector.effectiveCap;
   if (cap !== undefined) {
-    o.log.warn(`${o.label}: several tiles answered exactly ${cap} objects, below max: taken as the server's silent cap`);
-    for (let i = 0; i < tiles.length; i++) {
-      const t = tiles[i];
-      if (t && t.status === 'ok' && t.objects >= cap) tiles[i] = { ...t, status: 'capped' };
-    }
+    o.log.warn(`${o.label}: the server silently stops at ${cap} objects, below max (proved by a confirming request): taken as its cap`);
+    for (const [id, t] of tiles) if (t.status === 'ok' && t.objects >= cap) tiles.set(id, { ...t, status: 'capped' });
   }
-  return { rows, tiles, requests, objects, others };
+  return { rows, tiles: [...tiles.values()], requests, objects, others };
 }

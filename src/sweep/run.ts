@@ -325,7 +325,7 @@ async function finalise(
     log.warn(`the run's request budget of ${budgetSpent} requests ran out: the units left were not fetched (the run is partial). If the region really needs more, raise limits.requestBudget in the job.`);
   }
   if (silentCap !== undefined) {
-    log.warn(`coordInfo: several tiles answered exactly ${silentCap} records, below max: ${silentCap} was taken as the server's silent cap (tiles that reached it were split or count as capped)`);
+    log.warn(`coordInfo: the server silently stops at ${silentCap} records, below max (proved by a confirming request): ${silentCap} was taken as its cap (tiles that reached it were split, or count as capped)`);
   }
   await analyzeLedger(db.kysely);
   let gone: GoneOutcome = { marked: {}, held: [] };
@@ -367,7 +367,7 @@ async function finalise(
       : outcomes.failed.length === 0 && gone.held.length === 0 && outcomes.untrusted === 0 ? 'succeeded'
       : outcomes.stored === 0 ? 'failed'
       : 'partial';
-    error = runError(failure, outcomes, gone, budgetSpent, ctx.secrets);
+    error = runError(failure, outcomes, gone, budgetSpent, ctx.secrets, stats.notes);
     relations = await relationCounts(tx.kysely, run.runId);
     failpoint('finalise');
     const meta: RunMeta = {
@@ -431,9 +431,11 @@ function runError(
   gone: GoneOutcome,
   budgetSpent: number | undefined,
   secrets: readonly string[],
+  notes: readonly string[] = [],
 ): string | undefined {
   if (failure !== undefined) return redactText(errorText(failure), secrets);
   const parts = [
+    ...notes,
     ...(outcomes.untrusted > 0 ? [`${outcomes.untrusted} unit(s) capped or incomplete: objects may be missing there, and nothing in them was marked gone (see efa.run_tiles)`] : []),
     ...(budgetSpent !== undefined ? [`request budget of ${budgetSpent} requests exhausted (limits.requestBudget)`] : []),
     ...(outcomes.failed.length > 0 ? [`${outcomes.failed.length} unit(s) failed after retries`] : []),

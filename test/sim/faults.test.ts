@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FaultSpecError, generateWorld, loadWorld, parseFaultSpec } from '../../src/sim/index.js';
+import { changeWorld, FaultSpecError, generateWorld, loadWorld, parseFaultSpec } from '../../src/sim/index.js';
 import { TODAY, c, withSim } from './helpers.js';
 
 const world = generateWorld({ seed: 1, size: 2000, today: TODAY });
@@ -104,5 +104,46 @@ describe('real-data loader', () => {
     expect(lat).toBeGreaterThan(59); expect(lon).toBeLessThan(11);
     expect(w.notice('siri:2024-3443167')).toMatchObject({ validFrom: '2024-10-04', validTo: '2024-11-30' });
     expect(w.currentNotices().length).toBeGreaterThan(0);
+  });
+});
+
+describe('CoordInfo lies: fullbox, silentcap, empty', () => {
+  const box = (w: number, s: number, e: number, n: number, max: number): string =>
+    `boundingBox&boundingBoxLU=${c(w, n)}&boundingBoxRL=${c(e, s)}&inclFilter=1&type_0=STOP&type_1=POI_POINT&max=${max}`;
+
+  it('parses them, alone or with a value, and refuses two at once', () => {
+    expect(parseFaultSpec('fullbox')).toMatchObject({ fullbox: true });
+    expect(parseFaultSpec('silentcap=30,seed=2')).toMatchObject({ silentcap: 30, seed: 2 });
+    expect(parseFaultSpec('empty=1')).toMatchObject({ empty: true });
+    expect(() => parseFaultSpec('silentcap=0')).toThrow(/silentcap=0/);
+    expect(() => parseFaultSpec('fullbox,silentcap=30')).toThrow(/contradict/);
+  });
+
+  it('fullbox answers max objects inside even a one-metre box; silentcap cuts every answer at n; empty answers nothing', async () => {
+    await withSim({ world, faults: 'fullbox' }, async (_s, get) => {
+      const r = await get('XML_COORD_REQUEST', box(9.18, 48.777, 9.18001, 48.77701, 100));
+      expect(r.body.pins).toHaveLength(100);
+      expect(new Set(r.body.pins.map((p) => p.id)).size).toBe(100);
+      for (const p of r.body.pins) {
+        expect(p.coord.lon).toBeGreaterThanOrEqual(9.18);
+        expect(p.coord.lon).toBeLessThanOrEqual(9.18001);
+      }
+    });
+    await withSim({ world }, async (_s, get) => expect((await get('XML_COORD_REQUEST', box(9.1, 48.72, 9.26, 48.82, 500))).body.pins.length).toBeGreaterThan(30));
+    await withSim({ world, faults: 'silentcap=30' }, async (_s, get) => expect((await get('XML_COORD_REQUEST', box(9.1, 48.72, 9.26, 48.82, 500))).body.pins).toHaveLength(30));
+    await withSim({ world, faults: 'empty' }, async (_s, get) => expect((await get('XML_COORD_REQUEST', box(9.1, 48.72, 9.26, 48.82, 500))).body.pins).toEqual([]));
+  });
+
+  it('changeWorld: the same share of nightly pins removed, moved and added, the same way for the same seed', () => {
+    const a = generateWorld({ seed: 1, size: 2000, today: TODAY });
+    const b = generateWorld({ seed: 1, size: 2000, today: TODAY });
+    const before = new Map([...a.allPins()].map((p) => [p.key, `${p.lon},${p.lat}`]));
+    const change = changeWorld(a, 0.03, 5);
+    changeWorld(b, 0.03, 5);
+    const after = [...a.allPins()];
+    expect(after.map((p) => `${p.key}@${p.lon},${p.lat}`)).toEqual([...b.allPins()].map((p) => `${p.key}@${p.lon},${p.lat}`));
+    expect(change.removed + change.moved + change.added).toBeGreaterThan(20);
+    expect(before.size - change.removed + change.added).toBe(after.length);
+    expect(after.filter((p) => before.has(p.key) && before.get(p.key) !== `${p.lon},${p.lat}`)).toHaveLength(change.moved);
   });
 });

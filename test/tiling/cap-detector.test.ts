@@ -1,82 +1,186 @@
 import { describe, expect, it } from 'vitest';
-import { coverRegion, createCapDetector, splitTile } from '../../src/tiling/index.js';
-import type { Tile } from '../../src/tiling/index.js';
-import { clusteredWorld, pointAt, queryBox, uniformWorld } from './harness.js';
-import type { World } from './harness.js';
+import { coverRegion, createCapDetector, createSpatialCheck, planFromKnownPoints, splitTile } from '../../src/tiling/index.js';
+import type { AskBox, BBox, BoxAnswer, Tile } from '../../src/tiling/index.js';
+import { clusteredWorld, pointAt, queryBox, type Order, type World } from './harness.js';
 
-const grid = (n: number): Tile[] => coverRegion({ bbox: [9.05, 48.7, 9.3, 48.85] }, { targetTiles: n });
+const REGION: BBox = [9.05, 48.7, 9.3, 48.85];
+const grid = (n: number): Tile[] => coverRegion({ bbox: REGION }, { targetTiles: n });
 
-/** A server that never returns more than `silentCap` hits, whatever `max` says. */
-function silentlyCapped(w: World, t: Tile, max: number, silentCap: number): number {
-  return queryBox(w, t.bbox, Math.min(max, silentCap)).length;
+/** A server over `w`: every box answers its pins in `order`, cut at `max`, or at `silentCap` without a word. */
+function server(w: World, max: number, order: Order, silentCap = Infinity): { answer: (t: Tile) => BoxAnswer; ask: AskBox; asked: Tile[] } {
+  const asked: Tile[] = [];
+  const answer = (t: Tile): BoxAnswer => {
+    const hits = queryBox(w, t.bbox, Math.min(max, silentCap), order);
+    return { received: hits.length, keys: hits.map(String), points: hits.map((i) => pointAt(w, i)) };
+  };
+  return {
+    answer,
+    asked,
+    ask: async (t) => {
+      asked.push(t);
+      return answer(t);
+    },
+  };
 }
 
-describe('createCapDetector', () => {
-  it('reports the count several separate tiles stop at below max, and nothing before the third', () => {
-    const d = createCapDetector();
-    const tiles = grid(16);
-    expect(d.observe(tiles[0]!, 200, 500)).toBeUndefined();
-    expect(d.observe(tiles[1]!, 37, 500)).toBeUndefined();
-    expect(d.observe(tiles[2]!, 200, 500)).toBeUndefined();
-    expect(d.observe(tiles[3]!, 200, 500)).toBe(200);
-    expect(d.effectiveCap).toBe(200);
-  });
+const orders: Order[] = ['distance', 'id', 'random'];
 
-  it('finds the cap of a silently capped server on a clustered world', () => {
+describe('createCapDetector: a suspected cap changes nothing until a request proves it', () => {
+  it('night one: a first answer below max is checked with its emptiest quarter, and a silent cap is proved (every order)', async () => {
     const w = clusteredWorld(20_000, 3);
-    const d = createCapDetector();
-    let found: number | undefined;
-    for (const t of grid(64)) found = d.observe(t, silentlyCapped(w, t, 500, 120), 500);
-    expect(found).toBe(120);
-  });
-
-  it('does not fire on a sparse world where many tiles hold the same few objects', () => {
-    const w = uniformWorld(300, 4);
-    const d = createCapDetector();
-    const counts = new Map<number, number>();
-    for (const t of grid(256)) {
-      const n = queryBox(w, t.bbox, 500).length;
-      counts.set(n, (counts.get(n) ?? 0) + 1);
-      d.observe(t, n, 500);
+    for (const order of orders) {
+      const s = server(w, 500, order, 120);
+      const d = createCapDetector();
+      const root = grid(1)[0] as Tile;
+      const o = await d.observe(root, s.answer(root), 500, s.ask);
+      expect(o.max, order).toBe(120);
+      expect(d.effectiveCap).toBe(120);
+      expect(s.asked).toHaveLength(1);
     }
-    // The world really does repeat small counts many times over.
-    expect(Math.max(...counts.values())).toBeGreaterThanOrEqual(3);
+  });
+
+  it('night one on an honest server: the check clears the first answer below max, one request in all', async () => {
+    const w = clusteredWorld(300, 4);
+    const s = server(w, 500, 'distance');
+    const d = createCapDetector();
+    const root = grid(1)[0] as Tile;
+    expect((await d.observe(root, s.answer(root), 500, s.ask)).max).toBe(500);
+    for (const t of grid(16)) expect((await d.observe(t, s.answer(t), 500, s.ask)).max).toBe(500);
+    expect(d.effectiveCap).toBeUndefined();
+    expect(d.confirmations).toEqual({ sent: 1, cleared: 1 });
+  });
+
+  it('once any answer reached max, nothing is suspected and nothing is asked', async () => {
+    const d = createCapDetector();
+    const s = server(clusteredWorld(20_000, 3), 150, 'distance');
+    const tiles = grid(64);
+    for (const t of tiles) await d.observe(t, s.answer(t), 150, s.ask);
+    expect(s.asked).toEqual([]);
     expect(d.effectiveCap).toBeUndefined();
   });
 
-  it('ignores a tile and its own children answering the same count (they are one piece of evidence)', () => {
+  it('tiles planned at pin medians answering equal counts below what the plan knew: one united box clears it', async () => {
+    const w = clusteredWorld(3_000, 5);
+    const points = Array.from({ length: w.lon.length }, (_, i) => pointAt(w, i));
+    const planned = planFromKnownPoints({ bbox: REGION }, points, { maxPerRequest: 150, minTileSizeDeg: 0.001 });
+    const s = server(w, 150, 'distance');
+    const d = createCapDetector();
+    // A night two where three tiles each lost objects down to the same count, lower than all the others so far.
+    const low = Math.min(...planned.map((t) => t.known ?? 0)) - 3;
+    let redo: Tile[] = [];
+    for (const [i, t] of planned.entries()) {
+      const a = i < 3 ? { ...s.answer(t), received: low } : s.answer(t);
+      const o = await d.observe(t, a, 150, s.ask);
+      expect(o.max).toBe(150);
+      redo = [...redo, ...o.redo];
+    }
+    expect(s.asked).toHaveLength(1);
+    expect(d.effectiveCap).toBeUndefined();
+    expect(redo).toEqual([]);
+  });
+
+  it('tiles planned from known pins under a real silent cap: proved by a united box, the earlier tiles handed back once', async () => {
+    const w = clusteredWorld(3_000, 5);
+    const points = Array.from({ length: w.lon.length }, (_, i) => pointAt(w, i));
+    const planned = planFromKnownPoints({ bbox: REGION }, points, { maxPerRequest: 150, minTileSizeDeg: 0.001 });
+    const s = server(w, 150, 'id', 60);
+    const d = createCapDetector();
+    const redo: Tile[] = [];
+    const judged: number[] = [];
+    for (const t of planned) {
+      const o = await d.observe(t, s.answer(t), 150, s.ask);
+      judged.push(o.max);
+      redo.push(...o.redo);
+    }
+    expect(d.effectiveCap).toBe(60);
+    expect(s.asked).toHaveLength(1);
+    // The two tiles judged before the third completed the suspicion are asked again; the third is judged by the cap.
+    expect(redo.map((t) => t.id)).toEqual(planned.slice(0, 2).map((t) => t.id));
+    expect(judged.slice(0, 2)).toEqual([150, 150]);
+    expect(judged.slice(2).every((m) => m === 60)).toBe(true);
+  });
+
+  it('answers it waits for are judged by the confirmation under way', async () => {
     const w = clusteredWorld(20_000, 3);
-    const root = grid(1)[0]!;
-    const children = splitTile(root, queryBox(w, root.bbox, 500).map((i) => pointAt(w, i)), { maxPerRequest: 500, minTileSizeDeg: 0.0005 });
-    if (children === 'too-small') throw new Error('unexpected too-small');
+    const s = server(w, 500, 'distance', 120);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const slowAsk: AskBox = async (t) => {
+      await gate;
+      return s.ask(t);
+    };
     const d = createCapDetector();
-    d.observe(root, 150, 500);
-    d.observe(children[0]!, 150, 500);
-    // A child nested in another child: take the first child's own split.
-    const inner = splitTile(children[0]!, [{ lon: children[0]!.bbox[0], lat: children[0]!.bbox[1] }, { lon: children[0]!.bbox[2], lat: children[0]!.bbox[3] }], {
-      maxPerRequest: 2,
-      minTileSizeDeg: 0.0005,
+    const [root, other] = [grid(1)[0] as Tile, grid(4)[0] as Tile];
+    const first = d.observe(root, s.answer(root), 500, slowAsk);
+    const second = d.observe(other, s.answer(other), 500, slowAsk);
+    release();
+    expect((await first).max).toBe(120);
+    expect((await second).max).toBe(120);
+  });
+});
+
+describe('createSpatialCheck: a server answering full at every size', () => {
+  /** Every box answers `max` objects spread over it. */
+  const fullbox =
+    (max: number) =>
+    (t: Tile): BoxAnswer => ({
+      received: max,
+      keys: Array.from({ length: max }, (_, i) => `${t.id}:${i}`),
+      points: Array.from({ length: max }, (_, i) => ({ lon: t.bbox[0] + ((t.bbox[2] - t.bbox[0]) * ((i * 37) % 101)) / 101, lat: t.bbox[1] + ((t.bbox[3] - t.bbox[1]) * ((i * 61) % 103)) / 103 })),
     });
-    if (inner === 'too-small') throw new Error('unexpected too-small');
-    expect(d.observe(inner[0]!, 150, 500)).toBeUndefined();
-    expect(d.observe(children[1]!, 150, 500)).toBeUndefined();
-    expect(d.observe(children[2]!, 150, 500)).toBe(150);
+
+  it('stops a branch after four full generations, proved by one probe of about a metre', async () => {
+    const check = createSpatialCheck();
+    const answer = fullbox(100);
+    const asked: Tile[] = [];
+    const ask: AskBox = async (t) => (asked.push(t), answer(t));
+    let tile = grid(1)[0] as Tile;
+    const verdicts: string[] = [];
+    for (let level = 0; level < 4; level++) {
+      verdicts.push(await check.judgeFull(tile, answer(tile), 100, ask));
+      const children = splitTile(tile, answer(tile).points, { maxPerRequest: 100, minTileSizeDeg: 0.0001 });
+      if (children === 'too-small') throw new Error('unexpected too-small');
+      tile = children[0] as Tile;
+    }
+    expect(verdicts).toEqual(['split', 'split', 'split', 'untrusted']);
+    expect(asked).toHaveLength(1);
+    const probe = asked[0]!.bbox;
+    expect(probe[2] - probe[0]).toBeLessThan(0.00002);
+    expect(check.evidence).toMatch(/a box of about 1 m .* answered 100 objects/);
   });
 
-  it('withdraws the cap when a later answer below max holds more', () => {
-    const d = createCapDetector();
-    const tiles = grid(16);
-    for (const t of tiles.slice(0, 3)) d.observe(t, 50, 500);
-    expect(d.effectiveCap).toBe(50);
-    expect(d.observe(tiles[3]!, 51, 500)).toBeUndefined();
-  });
-
-  it('never reads answers at max as a silent cap, and ignores repeated counts below minCount', () => {
-    const d = createCapDetector({ minCount: 10 });
-    const tiles = grid(16);
-    for (const t of tiles.slice(0, 5)) d.observe(t, 500, 500);
-    expect(d.effectiveCap).toBeUndefined();
-    for (const t of tiles.slice(5, 10)) d.observe(t, 9, 500);
-    expect(d.effectiveCap).toBeUndefined();
+  it('lets an honest dense branch go on: the probe clears it, and the next probe waits for a longer run', async () => {
+    // A town with one very dense spot (300 objects within about 20 m: a large station): the branch
+    // holding it answers full for many generations while every sibling answers below max.
+    const town = clusteredWorld(5_000, 3);
+    const n = town.lon.length + 300;
+    const lon = new Float64Array(n);
+    const lat = new Float64Array(n);
+    lon.set(town.lon);
+    lat.set(town.lat);
+    for (let i = town.lon.length; i < n; i++) {
+      lon[i] = 9.1812 + ((i * 37) % 29) * 0.00001;
+      lat[i] = 48.7841 + ((i * 53) % 17) * 0.00001;
+    }
+    const w: World = { ...town, lon, lat };
+    const s = server(w, 30, 'distance');
+    const check = createSpatialCheck();
+    let tile = grid(1)[0] as Tile;
+    const verdicts: string[] = [];
+    for (let level = 0; level < 6; level++) {
+      const a = s.answer(tile);
+      if (a.received < 30) break;
+      verdicts.push(await check.judgeFull(tile, a, 30, s.ask));
+      const children = splitTile(tile, a.points, { maxPerRequest: 30, minTileSizeDeg: 0.0001 });
+      if (children === 'too-small') break;
+      // Follow the child holding the dense spot.
+      const next = children.find((c) => c.bbox[0] <= 9.1813 && c.bbox[2] >= 9.1813 && c.bbox[1] <= 48.7842 && c.bbox[3] >= 48.7842);
+      if (next === undefined) break;
+      tile = next;
+    }
+    expect(verdicts.length).toBeGreaterThanOrEqual(4);
+    expect(verdicts.every((v) => v === 'split')).toBe(true);
+    expect(check.probes).toBe(1);
+    expect(check.stopped).toBe(0);
   });
 });
