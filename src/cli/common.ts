@@ -39,6 +39,8 @@ export const OPTION_ENV = {
   statementTimeout: 'EFA_STATEMENT_TIMEOUT',
   metricsPushUrl: 'EFA_METRICS_PUSH_URL',
   acceptDeletions: 'EFA_ACCEPT_DELETIONS',
+  /** serve: the password clients must give (the variable --password-env names by default). */
+  servePassword: 'EFA_SERVE_PASSWORD',
 } as const;
 
 /** A value an option's text cannot be: the message says what was expected, the caller names the source. */

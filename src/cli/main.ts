@@ -25,6 +25,9 @@ const program = new Command('efa-sync')
   .description('Harvest a Mentz EFA public-transport API into PostGIS: tiled, rate-limited, incremental.')
   .version('0.1.0')
   .exitOverride()
+  // Piped or captured help (grep, a scheduler's docs, tests) keeps each option and its variable on
+  // one line; on a terminal commander wraps to the terminal's width as usual.
+  .configureHelp(process.stdout.isTTY ? {} : { helpWidth: 200 })
   // Commander's own errors (unknown option, bad choice) are log lines like any other: JSON when asked.
   .configureOutput({
     outputError: (text) => topLevelLog().error(text.trim().replace(/^error: /, ''), { error: 'UsageError', exitCode: ExitCode.usage }),

@@ -10,7 +10,7 @@ import { ConfigError } from '../errors.js';
 import { loadGuard } from '../serve/guard.js';
 import { enterServeRole, SERVE_ROLE } from '../serve/role.js';
 import { startWireProxy } from '../serve/wire.js';
-import { addCommonOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { addCommonOptions, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
 
 export const defaultServePort = 5433;
 
@@ -169,7 +169,7 @@ interface ServeCliOptions extends Pick<CommonOptions, 'db' | 'logFormat' | 'verb
 }
 
 /** Where the password is read from unless --password-env names another variable. */
-export const defaultPasswordEnv = 'EFA_SERVE_PASSWORD';
+export const defaultPasswordEnv = OPTION_ENV.servePassword;
 
 export function registerServe(program: Command): void {
   const cmd = program
