@@ -78,11 +78,12 @@ export const coordSweepSchema = z.strictObject({
   types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type'),
   maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
   /**
-   * The smallest tile (degrees, both axes) the splitter makes on the server's say-so alone; a tile this
-   * small that is still capped is split as far as its answer's density asks, down to the request's
-   * coordinate precision (2e-5°), and recorded as capped only where even that cannot help.
+   * The smallest tile (degrees, both axes). Left out: 0.002° on the server's say-so alone, and a tile
+   * that small that is still capped is split as far as its answer's density asks, down to the
+   * request's coordinate precision (2e-5°), so a dense world does not end partial. Set: a hard floor
+   * (a tile that small and still capped is recorded capped), for a job that wants its tiles bounded.
    */
-  minTileSizeDeg: z.number().positive().max(10).default(0.002),
+  minTileSizeDeg: z.number().positive().max(10).optional(),
   inclMOT: motList.optional(),
   exclMOT: motList.optional(),
   /** Parking objects (parkingSearchMethod=BB over each tile); omitted means no parking sweep. */
@@ -134,11 +135,12 @@ export const addInfoSweepSchema = z.strictObject({
 export const vehiclesSweepSchema = z.strictObject({
   maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
   /**
-   * The smallest tile (degrees, both axes) the splitter makes on the server's say-so alone; a tile this
-   * small that is still capped is split as far as its answer's density asks, down to the request's
-   * coordinate precision (2e-5°), and recorded as capped only where even that cannot help.
+   * The smallest tile (degrees, both axes). Left out: 0.002° on the server's say-so alone, and a tile
+   * that small that is still capped is split as far as its answer's density asks, down to the
+   * request's coordinate precision (2e-5°), so a dense world does not end partial. Set: a hard floor
+   * (a tile that small and still capped is recorded capped), for a job that wants its tiles bounded.
    */
-  minTileSizeDeg: z.number().positive().max(10).default(0.002),
+  minTileSizeDeg: z.number().positive().max(10).optional(),
   /** vehSF: the vehicle kinds asked for; omitted means all. */
   kinds: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1, 'vehicles.kinds: at least one kind, or leave it out for all').optional(),
   /** vehEngineType: omitted means all. */
@@ -164,7 +166,8 @@ export const parkingSnapshotSweepSchema = z.strictObject({
   objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all'),
   realtime: z.literal(true, 'parking.realtime must be true: a parking snapshot is its real-time occupancy'),
   maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
-  minTileSizeDeg: z.number().positive().max(10).default(0.002),
+  /** As coord.minTileSizeDeg: left out, 0.002° following the density; set, a hard floor. */
+  minTileSizeDeg: z.number().positive().max(10).optional(),
 });
 
 /** Snapshot retention: partitions (one per UTC day) older than this are dropped whole. */

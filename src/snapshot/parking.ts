@@ -1,3 +1,4 @@
+import { minTileOf } from '../tiling/index.js';
 import type { ParkingRow, SnapshotWrite } from '../db/snapshots.js';
 import type { Job } from '../job/index.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
@@ -13,7 +14,7 @@ type ParkingSweep = NonNullable<Job['sweeps']['parking']>;
  */
 export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): Promise<SnapshotWrite<ParkingRow> & { others: number }> {
   const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, {
-    jobName: ctx.job.name, kind: 'parking', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: cfg.minTileSizeDeg,
+    jobName: ctx.job.name, kind: 'parking', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: minTileOf(cfg).minTileSizeDeg,
   });
   ctx.log.info(`parking: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} parking objects of the previous snapshot` : 'to start from'}`);
   const swept = await sweepSnapshotTiles({

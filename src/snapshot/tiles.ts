@@ -23,6 +23,8 @@ export interface TileSweepOptions<Row> {
   readonly regionBBox: BBox;
   readonly maxPerRequest: number;
   readonly minTileSizeDeg: number;
+  /** Whether a still-capped tile at the minimum may follow its density below it (the job set no minimum). */
+  readonly followDensity: boolean;
   readonly concurrency: number;
   readonly log: Logger;
   readonly secrets: readonly string[];
@@ -104,7 +106,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
       const children =
         (await spatial.judgeFull(tile, answer, max, ask)) === 'untrusted'
           ? 'not-spatial'
-          : splitTile(tile, result.records.map((h) => h.coord), { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, region: o.region, memory });
+          : splitTile(tile, result.records.map((h) => h.coord), { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory });
       if (children !== 'too-small' && children !== 'not-spatial') {
         record(tile, { status: 'split', objects: verdict.received, stored: 0, attempts: result.attempts, error: null });
         return [...redo, ...children];

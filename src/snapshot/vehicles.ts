@@ -1,3 +1,4 @@
+import { minTileOf } from '../tiling/index.js';
 import type { SnapshotTileRow, SnapshotWrite, VehicleRow } from '../db/snapshots.js';
 import type { Pin } from '../efa/index.js';
 import { SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
@@ -28,7 +29,7 @@ export interface VehicleSnapshot extends SnapshotWrite<VehicleRow> {
  */
 export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep): Promise<VehicleSnapshot> {
   const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, {
-    jobName: ctx.job.name, kind: 'vehicles', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: cfg.minTileSizeDeg,
+    jobName: ctx.job.name, kind: 'vehicles', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: minTileOf(cfg).minTileSizeDeg,
   });
   ctx.log.info(`vehicles: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} vehicles of the previous snapshot` : 'to start from'}`);
   const swept = await sweepSnapshotTiles({

@@ -3,7 +3,7 @@ import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
 import { pins, toPinRow } from '../entities/index.js';
 import { isSharingVehicle, pinKey } from '../entities/pins.js';
 import type { Job } from '../job/index.js';
-import { createSpatialCheck, inRegion, ownsPoint, splitTile, type AskBox, type BoxAnswer, type Tile } from '../tiling/index.js';
+import { createSpatialCheck, inRegion, minTileOf, ownsPoint, splitTile, type AskBox, type BoxAnswer, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
@@ -128,7 +128,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
           ? 'not-spatial'
           : splitTile(tile, result.records.map((h) => h.coord), {
               maxPerRequest: max,
-              minTileSizeDeg: cfg.minTileSizeDeg,
+              ...minTileOf(cfg),
               region: ctx.region,
               memory: ctx.splitMemory,
             });

@@ -14,3 +14,14 @@ export function checkFill(name: string, v: number): number {
   if (!(v > 0 && v <= 1)) throw new InvalidTilingOptionError(name, `must be in (0, 1], got ${v}`);
   return v;
 }
+
+/** The minimum tile a job starts from when it sets none (degrees). */
+export const DEFAULT_MIN_TILE_DEG = 0.002;
+
+/**
+ * A job's minimum tile: the one it sets, a hard floor; or the default, which a still-capped tile's
+ * own density may go below (splitTile's `followDensity`).
+ */
+export function minTileOf(cfg: { readonly minTileSizeDeg?: number | undefined }): { minTileSizeDeg: number; followDensity: boolean } {
+  return cfg.minTileSizeDeg === undefined ? { minTileSizeDeg: DEFAULT_MIN_TILE_DEG, followDensity: true } : { minTileSizeDeg: cfg.minTileSizeDeg, followDensity: false };
+}

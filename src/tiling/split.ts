@@ -18,6 +18,11 @@ export interface SplitOptions {
   readonly region?: Region;
   /** The run's memory of earlier answers (`createSplitMemory`): sizes the split, and learns the children. */
   readonly memory?: SplitMemory;
+  /**
+   * Whether a still-capped tile at `minTileSizeDeg` may go below it as far as its answer's density
+   * asks (the default minimum), or stops there (a minimum the job set: a hard floor). Default true.
+   */
+  readonly followDensity?: boolean;
 }
 
 /**
@@ -115,6 +120,7 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   const kx = metresPerDegLon((b[1] + b[3]) / 2);
   let minSize = configuredMin;
   if (cutAxes(b, minSize, kx, METRES_PER_DEG_LAT).length === 0) {
+    if (opts.followDensity === false) return 'too-small';
     // At the configured minimum and still capped: a dense world must not end partial for want of a
     // smaller tile, so the answer's own density sets how much smaller.
     const dense = densityMinSize(b, hits, max, fill, kx, configuredMin);

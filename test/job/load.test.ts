@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { loadJob, validateJob } from '../../src/job/index.js';
 import { jsonErrorLocation } from '../../src/job/load.js';
+import { minTileOf } from '../../src/tiling/index.js';
 
 const valid = {
   name: 'demo',
@@ -35,7 +36,9 @@ describe('job validation', () => {
   it('accepts the contract example and applies defaults', () => {
     const job = validateJob(valid);
     expect(job.rateLimit).toEqual({ requestsPerSecond: 10, concurrency: 4, retries: 4, timeoutMs: 30_000 });
-    expect(job.sweeps.coord?.minTileSizeDeg).toBe(0.002);
+    // Left out, the minimum tile is 0.002° and follows the density below it; set, it is a hard floor.
+    expect(minTileOf(job.sweeps.coord ?? {})).toEqual({ minTileSizeDeg: 0.002, followDensity: true });
+    expect(minTileOf({ minTileSizeDeg: 0.01 })).toEqual({ minTileSizeDeg: 0.01, followDensity: false });
     expect(job.sweeps.servingLines?.lineNames).toEqual([]);
   });
 
