@@ -18,16 +18,8 @@
 -- No second copy of the keys is written: the load keeps issue 9's arrays (one row per batch), and
 -- the run's end reads them once per relation.
 
--- The scalar form stays for analysts' queries (one key at a time); the predicates use the set form.
-CREATE OR REPLACE FUNCTION efa.seen_in_scope_before(p_run bigint, p_relation text, p_key text)
-RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT EXISTS (
-    SELECT 1 FROM efa.runs me
-    JOIN efa.runs r ON r.source = me.source AND r.run_id < p_run
-                   AND r.scope -> 'relations' -> p_relation = me.scope -> 'relations' -> p_relation
-    JOIN efa.run_seen_sets s ON s.run_id = r.run_id AND s.relation = p_relation AND p_key = ANY (s.keys)
-    WHERE me.run_id = p_run)
-$$;
+-- efa.seen_in_scope_before (sql/007), the scalar form, stays for analysts' queries (one key at a
+-- time); the predicates below use the set form.
 
 -- Whether a region is its own bounding box (a job's bbox region): then a point is inside it exactly
 -- when it is inside the box (&&, boundary included, as ST_Intersects), which costs no geometry test.
