@@ -6,9 +6,9 @@ import { copyText } from './copy.js';
 /**
  * The loader (osm2pgsql style). A batch whose keys are all new to its source — every batch of a
  * first load — is COPYed straight into the entity table (tried while batches keep turning out
- * new). Any other batch is COPYed into a staging
- * table and one set-based statement merges it: new keys inserted, changed content (by hash)
- * updated, unchanged rows not touched (no new tuple), gone rows revived. Either way the batch's
+ * new). Any other batch is first compared by key and content hash (one index probe per key, no
+ * write), and its unchanged rows are done. The rest is COPYed into a staging table and one
+ * set-based statement merges it: new keys inserted, changed content updated, gone rows revived. Either way the batch's
  * keys land in efa.run_seen_sets and its inserts and updates in efa.change_sets, one row per batch
  * and kind of change (sql/007_compact_ledger.sql). Duplicate keys in one batch resolve by the
  * lowest content hash: the same answer in any order gives the same row.
@@ -86,6 +86,34 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
   return counts;
 }
 
+/**
+ * Records the batch's keys as seen and returns the keys whose stored row is missing, gone or of
+ * other content: only those are staged and merged. On an ordinary night nearly every row is
+ * unchanged, and an INSERT … ON CONFLICT DO UPDATE locks each conflicting row even when its WHERE
+ * leaves it alone (a tuple write per row, WAL and all): this read writes nothing for them. The
+ * LATERAL … LIMIT 1 is one index probe per key of the batch, a plan the planner cannot trade for a
+ * scan of the table whatever it guesses about the array.
+ */
+async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<Set<string>> {
+  const keys = batch.map(entity.keyOf);
+  const hashes = batch.map(entity.hashOf);
+  const table = sql.raw(entity.table);
+  const key = sql.raw(entity.key);
+  const gone = sql.raw(entity.goneColumn);
+  const r = await sql<{ k: string }>`
+    WITH seen AS (
+      INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
+      VALUES (${run.runId}::bigint, ${run.source}, ${entity.relation}, ${keys}::text[])
+    )
+    SELECT b.k FROM unnest(${keys}::text[], ${hashes}::text[]) AS b(k, h)
+    LEFT JOIN LATERAL (
+      SELECT x.content_hash = b.h AND x.${gone} IS NULL AS same
+      FROM ${table} x WHERE x.source = ${run.source} AND x.${key} = b.k LIMIT 1
+    ) stored ON true
+    WHERE stored.same IS NOT TRUE`.execute(tx.kysely);
+  return new Set(r.rows.map((row) => row.k));
+}
+
 const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505';
 
 /**
@@ -139,6 +167,15 @@ async function stage<Row>(tx: Tx, entity: Entity<Row>, rows: readonly Row[]): Pr
 }
 
 async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<MergeCounts> {
+  const changed = await keysToMerge(tx, entity, run, batch);
+  if (changed.size === 0) return { inserted: 0, updated: 0, unchanged: batch.length };
+  const merged = changed.size === batch.length ? batch : batch.filter((row) => changed.has(entity.keyOf(row)));
+  const counts = await mergeChanged(tx, entity, run, merged);
+  return { ...counts, unchanged: batch.length - counts.inserted - counts.updated };
+}
+
+/** The set-based merge of the rows keysToMerge found new, changed or gone (their keys are already in the run's seen set). */
+async function mergeChanged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<MergeCounts> {
   await stage(tx, entity, batch);
   const staging = sql.raw(stagingTable(entity.relation));
   const table = sql.raw(entity.table);
@@ -165,9 +202,6 @@ async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch:
       SELECT up.k, CASE WHEN up.inserted THEN 'insert' ELSE 'update' END AS op,
              CASE WHEN revived.k IS NOT NULL THEN 'revived' END AS detail
       FROM up LEFT JOIN revived ON revived.k = up.k
-    ), seen AS (
-      INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
-      SELECT ${runId}, ${run.source}, ${entity.relation}, array_agg(k ORDER BY k) FROM input
     ), logged AS (
       INSERT INTO efa.change_sets (run_id, source, relation, op, detail, keys)
       SELECT ${runId}, ${run.source}, ${entity.relation}, op, detail, array_agg(k ORDER BY k) FROM tagged GROUP BY op, detail

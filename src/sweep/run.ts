@@ -393,7 +393,7 @@ async function finalise(
     log.warn(`${heldDeletionText(h)}. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`);
   }
   await pruneSeen(db.kysely, job.name);
-  await refreshAnalystViews(db);
+  await refreshAnalystViews(db, { runChanged: Object.values(relations).some((c) => c.inserted + c.updated + c.deleted > 0) });
   const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
   if (stamped) ({ durationS, finaliseS } = stamped);
   const finalStatus = status as Exclude<RunStatus, 'running'>;

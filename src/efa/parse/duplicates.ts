@@ -40,8 +40,11 @@ export function isDuplicateReject(reject: Reject): boolean {
 
 interface Ranked<T> {
   readonly record: T;
-  readonly canonical: string;
+  canonical?: string;
 }
+
+/** A record's canonical JSON, computed only for a key that occurs twice (most never do). */
+const canonicalOf = <T>(ranked: Ranked<T>): string => (ranked.canonical ??= canonicalJson(ranked.record));
 
 interface DuplicateRule<T> {
   readonly operation: Operation;
@@ -66,7 +69,7 @@ function resolveDuplicates<T>(records: readonly T[], rule: DuplicateRule<T>): Pa
       continue;
     }
     const group = groups.get(key);
-    const ranked = { record, canonical: canonicalJson(record) };
+    const ranked: Ranked<T> = { record };
     if (group === undefined) {
       groups.set(key, [ranked]);
       order.push({ key });
@@ -74,7 +77,13 @@ function resolveDuplicates<T>(records: readonly T[], rule: DuplicateRule<T>): Pa
       group.push(ranked);
     }
   }
-  const byCanonical = (a: Ranked<T>, b: Ranked<T>): number => rule.prefer(a.record, b.record) || (a.canonical < b.canonical ? -1 : a.canonical > b.canonical ? 1 : 0);
+  const byCanonical = (a: Ranked<T>, b: Ranked<T>): number => {
+    const preferred = rule.prefer(a.record, b.record);
+    if (preferred !== 0) return preferred;
+    const ca = canonicalOf(a);
+    const cb = canonicalOf(b);
+    return ca < cb ? -1 : ca > cb ? 1 : 0;
+  };
   const kept: T[] = [];
   const rejects: Reject[] = [];
   for (const entry of order) {
@@ -82,12 +91,13 @@ function resolveDuplicates<T>(records: readonly T[], rule: DuplicateRule<T>): Pa
       kept.push(entry.keyless);
       continue;
     }
-    const group = [...(groups.get(entry.key) ?? [])].sort(byCanonical);
+    const members = groups.get(entry.key) ?? [];
+    const group = members.length > 1 ? [...members].sort(byCanonical) : members;
     const [winner, ...rest] = group;
     if (winner === undefined) continue;
     kept.push(winner.record);
     for (const dropped of rest) {
-      if (dropped.canonical === winner.canonical) continue;
+      if (canonicalOf(dropped) === canonicalOf(winner)) continue;
       rejects.push({
         operation: rule.operation,
         reason: `${DUPLICATE_REASON} ${rule.label(dropped.record)} in one answer: ${rule.why(winner.record, dropped.record)}`,
