@@ -1,6 +1,7 @@
 /**
- * Whole runs at scale: a first run and an unchanged night two over a generated world of 200,000 and
- * 1,000,000 pins on PostgreSQL (BENCH_PG_URL) and 200,000 on PGlite, beside their floor.
+ * Whole runs at scale: a first run and an unchanged night two that store 200,000 and 1,000,000 pins
+ * on PostgreSQL (BENCH_PG_URL) and 200,000 on PGlite, beside their floor. (Until 2026-11-24 a case
+ * was the simulated world's size, of which the job stores half: its "1M" stored 500,332 pins.)
  *
  * Each run is the real CLI in its own process (`efa-sync run <job> --db … --base-url <sim> --json`),
  * and the simulator another (`efa-sync sim --size N`), so the run's peak RSS (VmHWM, polled from
@@ -77,6 +78,9 @@ function parseCases(text: string): ScaleCase[] {
     return { db: m[1] as DbKind, size: Number(m[2]) };
   });
 }
+
+/** Simulator pins per stored object of the job below (STOP + POI_POINT are half the world). */
+const WORLD_PER_STORED = 2;
 
 function jobInput(size: number, baseUrl: string): JobInput {
   return {
@@ -217,13 +221,15 @@ async function cancelBackends(dbName: string): Promise<void> {
 async function measureCase(c: ScaleCase, limitMs: number): Promise<CaseResult> {
   const dir = mkdtempSync(join(tmpdir(), 'efa-bench-scale-'));
   const scratch = c.db === 'pg' ? scratchDb('efa_bench_scale') : undefined;
-  const sim = startSimProcess(c.size);
+  // The job sweeps STOP and POI_POINT, half of the simulator's pins (src/sim/generate-pins.ts): a
+  // world twice the case's size is one where the run stores about the case's number of objects.
+  const sim = startSimProcess(c.size * WORLD_PER_STORED);
   const nights: NightResult[] = [];
   let copy: { ms: number; rows: number } | undefined;
   try {
     await scratch?.create();
     const { url: simUrl, startMs } = await sim.ready;
-    console.log(`${c.db} ${int(c.size)} pins: simulator ready in ${secs(startMs)}`);
+    console.log(`${c.db} ${int(c.size)} pins to store: a simulated world of ${int(c.size * WORLD_PER_STORED)} pins ready in ${secs(startMs)}`);
     const dbUrl = scratch?.url ?? `pglite:${join(dir, 'db')}`;
     const input = jobInput(c.size, simUrl);
     const jobFile = join(dir, `bench-scale-${c.size}.json`);
