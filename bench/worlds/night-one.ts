@@ -1,0 +1,157 @@
+/**
+ * Night one and night two of a typed world, counted with the harness's fake box search: today's
+ * sweep (every type in one request, the adaptive splitter from the region box) and the pilot
+ * (src/tiling/pilot.ts: one type first, the others planned from its pins, type-filtered requests).
+ * Both prove every object by an uncapped leaf of a request that asks for its type.
+ */
+import {
+  coverRegion,
+  ownsPoint,
+  planFromKnownPoints,
+  readCappedAnswer,
+  regionBBox,
+  type Region,
+  type Tile,
+} from '../../src/tiling/index.js';
+import { FALLBACK_EFFICIENCY, RatioEstimate, pilotBlocks, pilotVerdict, planFromPilot, pinsIn } from '../../src/tiling/pilot.js';
+import {
+  adaptiveSplitter,
+  coldStartRootSplit,
+  floorRequests,
+  foundPins,
+  nightTwo,
+  pointAt,
+  queryBox,
+  sweep,
+  type Order,
+  type SweepResult,
+  type World,
+} from '../../test/tiling/harness.js';
+import { allTypes, ofType, typesOf, type TypedWorld, type WorldType } from './index.js';
+
+/** The minimum tile of the bench worlds (as bench/tiling.ts). */
+export const MIN_TILE_DEG = 0.0005;
+/** The order types are usually sparse in, for ties between pilot candidates. */
+export const SPARSE_FIRST: readonly WorldType[] = ['STOP', 'SHARING', 'BUS_POINT', 'PARKING', 'POI_POINT'];
+
+export interface NightFigures {
+  readonly pins: number;
+  readonly floor: number;
+  readonly nightOne: number;
+  readonly nightTwo: number;
+  /** Objects of the world no uncapped leaf of their type proved (must be 0). */
+  readonly unproven: number;
+}
+
+export interface PilotFigures extends NightFigures {
+  readonly pilot: WorldType | undefined;
+  /** Per stratum beyond the pilot: planned from the pilot, or fallen back to today's splitter after some blocks. */
+  readonly verdict: string;
+}
+
+/** Objects of `w` (in its region) owned by no uncapped leaf that returned them. */
+function unprovenIn(w: World, leaves: SweepResult['leaves']): number {
+  const rb = regionBBox(w.region);
+  const proven = new Uint8Array(w.lon.length);
+  for (const l of leaves) {
+    if (l.capped) continue;
+    for (const i of l.hits) if (ownsPoint(l.tile, pointAt(w, i), rb)) proven[i] = 1;
+  }
+  return proven.reduce((n, v) => n + (v === 1 ? 0 : 1), 0);
+}
+
+/** Today: one request for every type, split from the region box; night two planned from its pins. */
+export function todayNights(tw: TypedWorld, order: Order): NightFigures {
+  const w = allTypes(tw);
+  const p = { max: tw.max, minTileSizeDeg: MIN_TILE_DEG };
+  const one = coldStartRootSplit(w, adaptiveSplitter(w, p), tw.max, order);
+  const two = nightTwo(w, foundPins(w, one), adaptiveSplitter(w, p), tw.max, MIN_TILE_DEG, undefined, order);
+  return {
+    pins: w.lon.length,
+    floor: floorRequests(w.lon.length, tw.max),
+    nightOne: one.requests,
+    nightTwo: two.requests,
+    unproven: unprovenIn(w, one.leaves),
+  };
+}
+
+/** A world of several types: what one request filtering for all of them answers. */
+function ofTypes(tw: TypedWorld, types: readonly WorldType[]): World {
+  if (types.length === 1) return ofType(tw, types[0]!);
+  const pts = tw.points.filter((p) => types.includes(p.type));
+  return { name: `${tw.name} ${types.join('+')}`, region: { bbox: tw.bbox }, lon: Float64Array.from(pts, (q) => q.lon), lat: Float64Array.from(pts, (q) => q.lat) };
+}
+
+interface StratumResult {
+  readonly requests: number;
+  readonly leaves: SweepResult['leaves'];
+  readonly verdict: string;
+}
+
+/** The other capped types together, planned block by block from the pilot's pins. */
+function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: number, max: number, order: Order): StratumResult {
+  const opts = { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG };
+  const split = adaptiveSplitter(w, { max, minTileSizeDeg: MIN_TILE_DEG });
+  const rb = regionBBox(region);
+  const ratio = new RatioEstimate(prior);
+  const leaves: SweepResult['leaves'][number][] = [];
+  let requests = 0;
+  let fallback = false;
+  let blocksPlanned = 0;
+  for (const block of pilotBlocks(region, pilotPins, opts)) {
+    const start: Tile[] = fallback ? [block] : planFromPilot(block, pilotPins, ratio.value, opts);
+    const r = sweep(w, start, split, max, order);
+    requests += r.requests;
+    leaves.push(...r.leaves);
+    let found = 0;
+    for (const l of r.leaves) for (const i of l.hits) if (ownsPoint(l.tile, pointAt(w, i), rb) && ownsPoint(block, pointAt(w, i), rb)) found++;
+    ratio.observe(found, pinsIn(pilotPins, block.bbox).length / 2);
+    if (!fallback) {
+      blocksPlanned++;
+      if (r.requests > FALLBACK_EFFICIENCY * floorRequests(found, max) + 1) fallback = true;
+    }
+  }
+  return { requests, leaves, verdict: fallback ? `fallback after ${blocksPlanned} blocks` : 'planned' };
+}
+
+/** Night one by the pilot where the first answer shows types that co-locate, else today's splitter; night two per stratum. */
+export function pilotNights(tw: TypedWorld, order: Order): PilotFigures {
+  const max = tw.max;
+  const region: Region = { bbox: tw.bbox };
+  const rb = regionBBox(region);
+  const root = coverRegion(region, { targetTiles: 1 });
+  const all = allTypes(tw);
+  const split = (w: World) => adaptiveSplitter(w, { max, minTileSizeDeg: MIN_TILE_DEG });
+  // The night's first request is today's: every type over the region; its records carry their type.
+  const first = queryBox(all, rb, max, order);
+  const verdict = pilotVerdict(first.map((i) => ({ lon: all.lon[i]!, lat: all.lat[i]!, type: tw.points[i]!.type })), SPARSE_FIRST);
+  const pins = tw.points.length;
+  const floor = floorRequests(pins, max);
+  if (verdict.pilot === undefined) {
+    // Today's splitter from that same answer (the root is not asked twice): the figures are today's.
+    const t = todayNights(tw, order);
+    return { ...t, pilot: undefined, verdict: `today's splitter: ${verdict.reason}` };
+  }
+  let requests = 1;
+  let unproven = 0;
+  const strata: { w: World; pins: Float64Array }[] = [];
+  const p = ofType(tw, verdict.pilot);
+  const pr = sweep(p, root, split(p), max, order);
+  requests += pr.requests;
+  unproven += unprovenIn(p, pr.leaves);
+  const pilotPins = foundPins(p, pr);
+  strata.push({ w: p, pins: pilotPins });
+  const restTypes = typesOf(tw).filter((t) => t !== verdict.pilot);
+  const w = ofTypes(tw, restTypes);
+  const s = sweepStratum(w, region, pilotPins, verdict.ratio, max, order);
+  requests += s.requests;
+  unproven += unprovenIn(w, s.leaves);
+  strata.push({ w, pins: foundPins(w, { requests: s.requests, cappedRequests: 0, leaves: s.leaves }) });
+  // Night two: each stratum planned from its own known pins (a type-filtered tile proves its type only).
+  let two = 0;
+  for (const x of strata) {
+    const plan = planFromKnownPoints(region, x.pins, { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG });
+    two += sweep(x.w, plan, split(x.w), max, order).requests;
+  }
+  return { pins, floor, nightOne: requests, nightTwo: two, unproven, pilot: verdict.pilot, verdict: `${verdict.reason}; ${restTypes.join('+')}: ${s.verdict}` };
+}
