@@ -5,9 +5,12 @@
  * under every answer order of the harness, for today's sweep (every type in one request, the adaptive
  * splitter) beside the pilot (src/tiling/pilot.ts: where the night's first answer shows a type that
  * lies where the rest lies, that type first, the rest planned from its pins; else today's splitter).
+ * Two generated worlds whose types share one law (bench/worlds/generated.ts) follow as controls:
+ * where types co-locate, the bound is NIGHT_ONE_COLOCATED under every order.
  * Counts, not times. Needs ../shared/world-data (or $EFA_WORLD_DATA).
  */
 import { ORDERS, type Order } from '../test/tiling/harness.js';
+import { colocatedWorlds } from './worlds/generated.js';
 import { findWorldData, sharedWorlds, typesOf } from './worlds/index.js';
 import { pilotNights, todayNights } from './worlds/night-one.js';
 import type { BenchLine, BenchResult } from './util.js';
@@ -23,15 +26,16 @@ export async function benchTilingWorlds(): Promise<BenchResult> {
   const rows: Record<string, string | number>[] = [];
   const lines: BenchLine[] = [];
   const notes: string[] = [];
-  for (const w of sharedWorlds(dir)) {
+  const controls = new Set(colocatedWorlds().map((w) => w.name));
+  for (const w of [...sharedWorlds(dir), ...colocatedWorlds()]) {
     const byType = typesOf(w).map((t) => `${t} ${w.points.filter((p) => p.type === t).length}`).join(', ');
-    notes.push(`${w.name}: ${w.points.length} pins (${byType}), max ${w.max}; ${w.about}`);
+    notes.push(`${w.name}${controls.has(w.name) ? ' (control)' : ''}: ${w.points.length} pins (${byType}), max ${w.max}; ${w.about}`);
     let worstToday = 0;
     let worstPilot = 0;
     for (const order of ORDERS) {
       const t = todayNights(w, order);
       const p = pilotNights(w, order);
-      const bound = NIGHT_ONE_BOUNDS[order];
+      const bound = controls.has(w.name) ? NIGHT_ONE_COLOCATED : NIGHT_ONE_BOUNDS[order];
       const mark = (r: number, b: number): string => (r > b ? ' !' : '');
       const r = (n: number): number => n / t.floor;
       worstToday = Math.max(worstToday, r(t.nightOne) / bound);
@@ -51,7 +55,7 @@ export async function benchTilingWorlds(): Promise<BenchResult> {
     lines.push({ metric: `worlds: ${w.name}, worst night one / its order's bound`, value: `pilot ${worstPilot.toFixed(2)}`, baseline: `today ${worstToday.toFixed(2)}` });
   }
   console.log(
-    `CoordInfo requests on shared worlds (ratio to the floor; ! marks night one above ${Object.entries(NIGHT_ONE_BOUNDS).map(([o, b]) => `${b}x ${o}`).join(', ')}, night two above ${NIGHT_TWO_BOUND}x; unproven = objects no uncapped leaf of their type proved, today/pilot)`,
+    `CoordInfo requests on shared worlds and two co-located controls (ratio to the floor; ! marks night one above ${Object.entries(NIGHT_ONE_BOUNDS).map(([o, b]) => `${b}x ${o}`).join(', ')} (controls: ${NIGHT_ONE_COLOCATED}x), night two above ${NIGHT_TWO_BOUND}x; unproven = objects no uncapped leaf of their type proved, today/pilot)`,
   );
   console.table(rows);
   return { lines, notes };

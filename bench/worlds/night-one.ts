@@ -7,13 +7,20 @@
 import {
   coverRegion,
   ownsPoint,
-  planFromKnownPoints,
   readCappedAnswer,
   regionBBox,
   type Region,
   type Tile,
 } from '../../src/tiling/index.js';
-import { FALLBACK_EFFICIENCY, RatioEstimate, pilotBlocks, pilotVerdict, planFromPilot, pinsIn } from '../../src/tiling/pilot.js';
+import { FALLBACK_EFFICIENCY, MAX_DISSIMILARITY, PILOT_BLOCKS, PILOT_FILL, RatioEstimate, pilotBlocks, pilotVerdict, planFromPilot, pinsIn } from '../../src/tiling/pilot.js';
+
+/** The pilot's knobs, for measuring them (defaults: src/tiling/pilot.ts). */
+export interface PilotKnobs {
+  readonly fill?: number;
+  readonly blocks?: number;
+  readonly fallbackEfficiency?: number;
+  readonly maxDissimilarity?: number;
+}
 import {
   adaptiveSplitter,
   coldStartRootSplit,
@@ -89,8 +96,8 @@ interface StratumResult {
 }
 
 /** The other capped types together, planned block by block from the pilot's pins. */
-function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: number, max: number, order: Order): StratumResult {
-  const opts = { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG };
+function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: number, max: number, order: Order, knobs: PilotKnobs): StratumResult {
+  const opts = { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG, fill: knobs.fill ?? PILOT_FILL, blocks: knobs.blocks ?? PILOT_BLOCKS };
   const split = adaptiveSplitter(w, { max, minTileSizeDeg: MIN_TILE_DEG });
   const rb = regionBBox(region);
   const ratio = new RatioEstimate(prior);
@@ -108,14 +115,14 @@ function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: 
     ratio.observe(found, pinsIn(pilotPins, block.bbox).length / 2);
     if (!fallback) {
       blocksPlanned++;
-      if (r.requests > FALLBACK_EFFICIENCY * floorRequests(found, max) + 1) fallback = true;
+      if (r.requests > (knobs.fallbackEfficiency ?? FALLBACK_EFFICIENCY) * floorRequests(found, max) + 1) fallback = true;
     }
   }
   return { requests, leaves, verdict: fallback ? `fallback after ${blocksPlanned} blocks` : 'planned' };
 }
 
 /** Night one by the pilot where the first answer shows types that co-locate, else today's splitter; night two per stratum. */
-export function pilotNights(tw: TypedWorld, order: Order): PilotFigures {
+export function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}): PilotFigures {
   const max = tw.max;
   const region: Region = { bbox: tw.bbox };
   const rb = regionBBox(region);
@@ -124,7 +131,7 @@ export function pilotNights(tw: TypedWorld, order: Order): PilotFigures {
   const split = (w: World) => adaptiveSplitter(w, { max, minTileSizeDeg: MIN_TILE_DEG });
   // The night's first request is today's: every type over the region; its records carry their type.
   const first = queryBox(all, rb, max, order);
-  const verdict = pilotVerdict(first.map((i) => ({ lon: all.lon[i]!, lat: all.lat[i]!, type: tw.points[i]!.type })), SPARSE_FIRST);
+  const verdict = pilotVerdict(first.map((i) => ({ lon: all.lon[i]!, lat: all.lat[i]!, type: tw.points[i]!.type })), SPARSE_FIRST, knobs.maxDissimilarity ?? MAX_DISSIMILARITY);
   const pins = tw.points.length;
   const floor = floorRequests(pins, max);
   if (verdict.pilot === undefined) {
@@ -141,17 +148,23 @@ export function pilotNights(tw: TypedWorld, order: Order): PilotFigures {
   unproven += unprovenIn(p, pr.leaves);
   const pilotPins = foundPins(p, pr);
   strata.push({ w: p, pins: pilotPins });
-  const restTypes = typesOf(tw).filter((t) => t !== verdict.pilot);
-  const w = ofTypes(tw, restTypes);
-  const s = sweepStratum(w, region, pilotPins, verdict.ratio, max, order);
+  const w = ofTypes(tw, verdict.planned);
+  const s = sweepStratum(w, region, pilotPins, verdict.ratio, max, order, knobs);
   requests += s.requests;
   unproven += unprovenIn(w, s.leaves);
   strata.push({ w, pins: foundPins(w, { requests: s.requests, cappedRequests: 0, leaves: s.leaves }) });
-  // Night two: each stratum planned from its own known pins (a type-filtered tile proves its type only).
-  let two = 0;
-  for (const x of strata) {
-    const plan = planFromKnownPoints(region, x.pins, { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG });
-    two += sweep(x.w, plan, split(x.w), max, order).requests;
+  // The types that lie elsewhere: today's splitter over them together, from the region box.
+  const apart = typesOf(tw).filter((t) => t !== verdict.pilot && !verdict.planned.includes(t));
+  if (apart.length > 0) {
+    const a = ofTypes(tw, apart);
+    const ar = sweep(a, root, split(a), max, order);
+    requests += ar.requests;
+    unproven += unprovenIn(a, ar.leaves);
+    strata.push({ w: a, pins: foundPins(a, ar) });
   }
-  return { pins, floor, nightOne: requests, nightTwo: two, unproven, pilot: verdict.pilot, verdict: `${verdict.reason}; ${restTypes.join('+')}: ${s.verdict}` };
+  // Night two knows every pin: one plan over all of them and unfiltered requests, as today. Planning
+  // each stratum apart would pay a rounded-up tile per stratum (1.25x on a floor of 8).
+  const known = Float64Array.from(strata.flatMap((x) => [...x.pins]));
+  const two = nightTwo(all, known, split(all), max, MIN_TILE_DEG, undefined, order).requests;
+  return { pins, floor, nightOne: requests, nightTwo: two, unproven, pilot: verdict.pilot, verdict: `${verdict.reason}; ${s.verdict}${apart.length > 0 ? `, ${apart.join('+')} split as today` : ''}` };
 }
