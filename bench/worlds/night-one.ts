@@ -83,10 +83,25 @@ export function todayNights(tw: TypedWorld, order: Order): NightFigures {
 }
 
 /** A world of several types: what one request filtering for all of them answers. */
-function ofTypes(tw: TypedWorld, types: readonly WorldType[]): World {
-  if (types.length === 1) return ofType(tw, types[0]!);
+function ofTypes(tw: TypedWorld, types: readonly WorldType[]): { world: World; types: readonly WorldType[] } {
   const pts = tw.points.filter((p) => types.includes(p.type));
-  return { name: `${tw.name} ${types.join('+')}`, region: { bbox: tw.bbox }, lon: Float64Array.from(pts, (q) => q.lon), lat: Float64Array.from(pts, (q) => q.lat) };
+  return {
+    world: { name: `${tw.name} ${types.join('+')}`, region: { bbox: tw.bbox }, lon: Float64Array.from(pts, (q) => q.lon), lat: Float64Array.from(pts, (q) => q.lat) },
+    types: pts.map((q) => q.type),
+  };
+}
+
+/** The pins of one type a sweep found (each once, by ownership), as lon,lat pairs: answers carry each record's type. */
+function typedPins(s: { world: World; types: readonly WorldType[] }, r: SweepResult, type: WorldType): Float64Array {
+  const rb = regionBBox(s.world.region);
+  const out: number[] = [];
+  for (const l of r.leaves) {
+    for (const i of l.hits) {
+      const p = pointAt(s.world, i);
+      if (s.types[i] === type && ownsPoint(l.tile, p, rb)) out.push(p.lon, p.lat);
+    }
+  }
+  return Float64Array.from(out);
 }
 
 interface StratumResult {
@@ -141,30 +156,23 @@ export function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}
   }
   let requests = 1;
   let unproven = 0;
-  const strata: { w: World; pins: Float64Array }[] = [];
-  const p = ofType(tw, verdict.pilot);
-  const pr = sweep(p, root, split(p), max, order);
-  requests += pr.requests;
-  unproven += unprovenIn(p, pr.leaves);
-  const pilotPins = foundPins(p, pr);
-  strata.push({ w: p, pins: pilotPins });
-  const w = ofTypes(tw, verdict.planned);
+  // The pilot and the types that lie elsewhere are swept together, as today (one descent from the
+  // region box, not one per stratum); the pilot's pins are read from that sweep's typed answers.
+  const splitTypes = typesOf(tw).filter((t) => !verdict.planned.includes(t));
+  const a = ofTypes(tw, splitTypes);
+  const ar = sweep(a.world, root, split(a.world), max, order);
+  requests += ar.requests;
+  unproven += unprovenIn(a.world, ar.leaves);
+  const aPins = foundPins(a.world, ar);
+  const pilotPins = typedPins(a, ar, verdict.pilot);
+  const w = ofTypes(tw, verdict.planned).world;
   const s = sweepStratum(w, region, pilotPins, verdict.ratio, max, order, knobs);
   requests += s.requests;
   unproven += unprovenIn(w, s.leaves);
-  strata.push({ w, pins: foundPins(w, { requests: s.requests, cappedRequests: 0, leaves: s.leaves }) });
-  // The types that lie elsewhere: today's splitter over them together, from the region box.
-  const apart = typesOf(tw).filter((t) => t !== verdict.pilot && !verdict.planned.includes(t));
-  if (apart.length > 0) {
-    const a = ofTypes(tw, apart);
-    const ar = sweep(a, root, split(a), max, order);
-    requests += ar.requests;
-    unproven += unprovenIn(a, ar.leaves);
-    strata.push({ w: a, pins: foundPins(a, ar) });
-  }
+  const strata = [aPins, foundPins(w, { requests: s.requests, cappedRequests: 0, leaves: s.leaves })];
   // Night two knows every pin: one plan over all of them and unfiltered requests, as today. Planning
   // each stratum apart would pay a rounded-up tile per stratum (1.25x on a floor of 8).
-  const known = Float64Array.from(strata.flatMap((x) => [...x.pins]));
+  const known = Float64Array.from(strata.flatMap((x) => [...x]));
   const two = nightTwo(all, known, split(all), max, MIN_TILE_DEG, undefined, order).requests;
-  return { pins, floor, nightOne: requests, nightTwo: two, unproven, pilot: verdict.pilot, verdict: `${verdict.reason}; ${s.verdict}${apart.length > 0 ? `, ${apart.join('+')} split as today` : ''}` };
+  return { pins, floor, nightOne: requests, nightTwo: two, unproven, pilot: verdict.pilot, verdict: `${verdict.reason}; ${s.verdict}; ${splitTypes.join('+')} split as today` };
 }

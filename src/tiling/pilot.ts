@@ -10,10 +10,13 @@
  * uncapped leaf of its own type filter.
  *
  * Whether to do so is read from the night's first answer (`pilotVerdict`, no extra request): where no
- * type lies where another lies, nothing changes. Types that lie elsewhere are split as today, and a
- * stratum whose first blocks cost too much falls back to today's splitter for its remaining blocks.
+ * type lies where another lies, nothing changes. The pilot is swept together with the types that lie
+ * elsewhere, by today's splitter (one descent from the region box, not one per stratum), and its pins
+ * are read from those typed answers; only the co-located types are planned, and a stratum whose first
+ * blocks cost too much falls back to today's splitter for its remaining blocks.
  * On worlds whose types share one law this is 1.55-1.7x the floor under every answer order; on the
- * shared real worlds it gains under id order only (bench --only worlds). Pure: no I/O.
+ * shared real worlds it gains under id order and on some worlds under distance and random, and is
+ * never above today (bench --only worlds). Pure: no I/O.
  */
 import { planFromKnownPoints } from './plan.js';
 import { checkFill, checkPositive, checkPositiveInt } from './options.js';
@@ -142,7 +145,7 @@ function dissimilarity(a: readonly number[], b: readonly number[]): number {
  * Whether to sweep by a pilot, read from the night's first (unfiltered, capped) answer, whose
  * records carry their type; reading it costs no request. Each type with enough hits is tried as the
  * pilot: the other types that lie where it lies (per cell of a 3 x 3 grid over the hits) would be
- * planned from its pins, the rest split as today. The candidate whose predicted cost is lowest is
+ * planned from its pins, the pilot and the rest split together as today. The candidate whose predicted cost is lowest is
  * taken if it beats today's splitter by MIN_GAIN; else nothing changes. An answer cut in id or
  * insertion order is a biased sample, where types tend to look apart: that only keeps today's way.
  */
@@ -170,7 +173,7 @@ export function pilotVerdict<T extends string>(hits: readonly TypedHit<T>[], pri
   let best: PilotVerdict<T> | undefined;
   for (const [pilot, pc] of cells) {
     const np = count(pilot);
-    if (np < MIN_PILOT_HITS || np > n / 2) continue;
+    if (np < MIN_PILOT_HITS) continue;
     const planned = [...cells.keys()].filter((t) => t !== pilot && dissimilarity(pc, cells.get(t)!) <= maxDissimilarity);
     if (planned.length === 0) continue;
     const nPlanned = planned.reduce((x, t) => x + count(t), 0);
@@ -180,11 +183,11 @@ export function pilotVerdict<T extends string>(hits: readonly TypedHit<T>[], pri
       planned: planned.sort((a, b) => rank(a) - rank(b)),
       ratio: nPlanned / np,
       predictedCost,
-      reason: `${pilot} first, ${planned.join('+')} planned from its pins (ratio ${(nPlanned / np).toFixed(1)}, predicted ${predictedCost.toFixed(2)}x)`,
+      reason: `${pilot} as the pilot, ${planned.join('+')} planned from its pins (ratio ${(nPlanned / np).toFixed(1)}, predicted ${predictedCost.toFixed(2)}x)`,
     };
     if (best === undefined || v.predictedCost < best.predictedCost || (v.predictedCost === best.predictedCost && rank(pilot) < rank(best.pilot!))) best = v;
   }
-  if (best === undefined) return none(`no type with ${MIN_PILOT_HITS}+ hits (at most half of them) lies where another lies`);
+  if (best === undefined) return none(`no type with ${MIN_PILOT_HITS}+ hits lies where another lies`);
   if (best.predictedCost > COST_SPLIT * (1 - MIN_GAIN)) return { ...none(`best pilot predicts ${best.predictedCost.toFixed(2)}x: ${best.reason}`), predictedCost: best.predictedCost };
   return best;
 }

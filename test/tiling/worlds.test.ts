@@ -31,7 +31,7 @@ describe.skipIf(dir === undefined)('tiling on shared worlds (needs ../shared/wor
   });
 
   for (const name of ['herrenberg-centre', 'herrenberg', 'stuttgart']) {
-    it(`${name}: every object proven by an uncapped leaf of its type, night two within 1.15x of the floor, the pilot never worse than today by more than 6 %`, () => {
+    it(`${name}: every object proven by an uncapped leaf of its type, night two within 1.15x of the floor, the pilot never above today`, () => {
       const w = named(name);
       for (const order of ORDERS) {
         const today = todayNights(w, order);
@@ -39,13 +39,13 @@ describe.skipIf(dir === undefined)('tiling on shared worlds (needs ../shared/wor
         expect({ order, unproven: pilot.unproven }).toEqual({ order, unproven: 0 });
         expect({ order, unproven: today.unproven }).toEqual({ order, unproven: 0 });
         expect(pilot.nightTwo / pilot.floor, `${name} ${order} night two`).toBeLessThanOrEqual(1.15);
-        expect(pilot.nightOne / today.nightOne, `${name} ${order} pilot against today`).toBeLessThanOrEqual(1.06);
+        expect(pilot.nightOne, `${name} ${order} pilot against today`).toBeLessThanOrEqual(today.nightOne);
       }
     });
 
     it(`${name}: under id order (a capped answer is a few whole municipalities) night one stays within 2.5x of the floor`, () => {
-      // Today's splitter takes 2.9-3.1x here; the first answer shows parking (or stops) lying where the
-      // rest lies, and the rest planned from their pins costs 2.3x.
+      // Today's splitter takes 2.9-3.1x here; the first answer shows POIs lying where parking lies (platforms
+      // where stops lie), and planning those from the pilot's pins brings the night to 2.1-2.4x.
       const p = pilotNights(named(name), 'id');
       expect(p.pilot).toBeDefined();
       expect(p.nightOne / p.floor).toBeLessThanOrEqual(2.5);
