@@ -1,26 +1,12 @@
 /**
  * Night one and night two of a typed world, counted with the harness's fake box search: today's
  * sweep (every type in one request, the adaptive splitter from the region box) and the pilot
- * (src/tiling/pilot.ts: one type first, the others planned from its pins, type-filtered requests).
- * Both prove every object by an uncapped leaf of a request that asks for its type.
+ * (src/tiling/pilot.ts: where the first answer shows types that lie where one type lies, those are
+ * planned from its pins; the rest is split as today). Both prove every object by an uncapped leaf of
+ * a request that asks for its type.
  */
-import {
-  coverRegion,
-  ownsPoint,
-  readCappedAnswer,
-  regionBBox,
-  type Region,
-  type Tile,
-} from '../../src/tiling/index.js';
+import { coverRegion, ownsPoint, regionBBox, type Region, type Tile } from '../../src/tiling/index.js';
 import { FALLBACK_EFFICIENCY, MAX_DISSIMILARITY, PILOT_BLOCKS, PILOT_FILL, RatioEstimate, pilotBlocks, pilotVerdict, planFromPilot, pinsIn } from '../../src/tiling/pilot.js';
-
-/** The pilot's knobs, for measuring them (defaults: src/tiling/pilot.ts). */
-export interface PilotKnobs {
-  readonly fill?: number;
-  readonly blocks?: number;
-  readonly fallbackEfficiency?: number;
-  readonly maxDissimilarity?: number;
-}
 import {
   adaptiveSplitter,
   coldStartRootSplit,
@@ -34,7 +20,15 @@ import {
   type SweepResult,
   type World,
 } from '../../test/tiling/harness.js';
-import { allTypes, ofType, typesOf, type TypedWorld, type WorldType } from './index.js';
+import { allTypes, typesOf, type TypedWorld, type WorldType } from './index.js';
+
+/** The pilot's knobs, for measuring them (defaults: src/tiling/pilot.ts). */
+export interface PilotKnobs {
+  readonly fill?: number;
+  readonly blocks?: number;
+  readonly fallbackEfficiency?: number;
+  readonly maxDissimilarity?: number;
+}
 
 /** The minimum tile of the bench worlds (as bench/tiling.ts). */
 export const MIN_TILE_DEG = 0.0005;
@@ -52,7 +46,7 @@ export interface NightFigures {
 
 export interface PilotFigures extends NightFigures {
   readonly pilot: WorldType | undefined;
-  /** Per stratum beyond the pilot: planned from the pilot, or fallen back to today's splitter after some blocks. */
+  /** Why the pilot was taken or not, and whether its planned stratum fell back to today's splitter after some blocks. */
   readonly verdict: string;
 }
 
@@ -110,7 +104,7 @@ interface StratumResult {
   readonly verdict: string;
 }
 
-/** The other capped types together, planned block by block from the pilot's pins. */
+/** The co-located types together, planned block by block from the pilot's pins (type-filtered requests). */
 function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: number, max: number, order: Order, knobs: PilotKnobs): StratumResult {
   const opts = { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG, fill: knobs.fill ?? PILOT_FILL, blocks: knobs.blocks ?? PILOT_BLOCKS };
   const split = adaptiveSplitter(w, { max, minTileSizeDeg: MIN_TILE_DEG });
@@ -136,7 +130,7 @@ function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: 
   return { requests, leaves, verdict: fallback ? `fallback after ${blocksPlanned} blocks` : 'planned' };
 }
 
-/** Night one by the pilot where the first answer shows types that co-locate, else today's splitter; night two per stratum. */
+/** Night one by the pilot where the first answer shows types that co-locate, else today's splitter; night two over all known pins. */
 export function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}): PilotFigures {
   const max = tw.max;
   const region: Region = { bbox: tw.bbox };
