@@ -22,6 +22,7 @@ interface Bench {
 const benches: readonly Bench[] = [
   { name: 'sim-world', title: 'sim-world: build time, memory and box queries of generated worlds (100k, 1M pins)', run: () => benchSimWorld() },
   { name: 'tiling', title: 'tiling: CoordInfo requests per answer order and world against the floor (night one, night two)', run: () => benchTiling() },
+  { name: 'worlds', title: 'worlds: the tiling matrix on worlds the project did not design (shared world-data), today beside the pilot', run: async () => (await import('./tiling-worlds.js')).benchTilingWorlds() },
   { name: 'loader', title: 'loader: rows/s of the set-based loader beside a plain COPY of the same rows', run: () => benchLoader() },
   { name: 'nights', title: 'nights: CoordInfo requests of night one and night two beside the floor', run: () => benchNights() },
   { name: 'snapshots', title: 'snapshots: requests of a vehicle snapshot against the floor, and rows/s of the snapshot writer beside a raw COPY', run: () => benchSnapshots() },
