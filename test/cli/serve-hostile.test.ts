@@ -31,9 +31,9 @@ interface Serving {
   stop(): Promise<number | null>;
 }
 
-/** `efa-sync serve` as a user starts it; resolves once it prints the QGIS line. */
+/** `efa-sync serve` as a user starts it (the built CLI); resolves once it prints the QGIS line. */
 async function serve(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Serving> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--db', `pglite:${dataDir}`, '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'serve', '--db', `pglite:${dataDir}`, '--port', '0', ...args], {
     cwd: root,
     env: { ...process.env, EFA_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

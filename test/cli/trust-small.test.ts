@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runBuiltCli as runCli } from '../helpers/cli.js';
 import { createTestDbUrl, dbKind, type TestDbUrl } from '../helpers/db.js';
 import { gridStops, startHostileUpstream, truthfulAnswer, type HostileUpstream } from '../helpers/hostile-upstream.js';
 
