@@ -5,8 +5,8 @@
  * of every capped tile, which separates what sizing costs from what the placement of cuts costs; and
  * night two (planned from night one's pins),
  * under every answer order a server might use (see ORDERS in the harness) and on worlds with city
- * cores and sparse edges. The fake sweep works through tiles as the real one does (newest first, 4 in
- * flight). Counts, not times: the fake server answers in memory.
+ * cores and sparse edges. The sweep is the real box step and loop (src/harvest) against a fake server
+ * in memory (newest first, 4 in flight). Counts, not times.
  */
 import {
   ORDERS,
@@ -42,11 +42,11 @@ export async function benchTiling(): Promise<BenchResult> {
     const p = { max, minTileSizeDeg };
     const floor = floorRequests(w.lon.length, max);
     for (const order of ORDERS) {
-      const ours = coldStartRootSplit(w, adaptiveSplitter(w, p), max, order);
-      const alone = coldStartRootSplit(w, answerOnlySplitter(w, p), max, order);
-      const quad = coldStartRootSplit(w, quadtreeSplitter(w, p), max, order);
-      const told = coldStartRootSplit(w, trueCountSplitter(w, p), max, order);
-      const two = nightTwo(w, foundPins(w, ours), adaptiveSplitter(w, p), max, minTileSizeDeg, undefined, order);
+      const ours = await coldStartRootSplit(w, adaptiveSplitter(w, p), max, order);
+      const alone = await coldStartRootSplit(w, answerOnlySplitter(w, p), max, order);
+      const quad = await coldStartRootSplit(w, quadtreeSplitter(w, p), max, order);
+      const told = await coldStartRootSplit(w, trueCountSplitter(w, p), max, order);
+      const two = await nightTwo(w, foundPins(w, ours), adaptiveSplitter(w, p), max, minTileSizeDeg, undefined, order);
       const r1 = ours.requests / floor;
       const r2 = two.requests / floor;
       const at = `${w.name} max ${max}, ${order}`;
@@ -59,6 +59,8 @@ export async function benchTiling(): Promise<BenchResult> {
         floor,
         'n1 memory': `${ours.requests} (${r1.toFixed(2)}x)${r1 > NIGHT_ONE_BOUND ? ' !' : ''}`,
         'n1 capped, leaf fill': `${ours.cappedRequests}, ${meanLeafFill(ours, max).toFixed(2)}`,
+        // The real step's confirming requests (spatial probes, a suspected silent cap): sent besides, never tiles.
+        'n1 confirming': ours.confirming,
         'n1 told true counts': `${told.requests} (${(told.requests / floor).toFixed(2)}x)`,
         'n1 answer alone': `${alone.requests} (${(alone.requests / floor).toFixed(2)}x)`,
         'n1 quadtree': `${quad.requests} (${(quad.requests / floor).toFixed(2)}x)`,

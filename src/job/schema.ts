@@ -74,8 +74,12 @@ const parkingObjectTypeNames = Object.keys(PARKING_OBJECT_TYPES) as [ParkingObje
 
 const motList = z.array(z.number().int().min(0).max(99)).min(1);
 
-export const coordSweepSchema = z.strictObject({
-  types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type'),
+/**
+ * The one box-sweep shape: what every sweep that tiles the region with box searches (coord, vehicles,
+ * parking) is told about its boxes, under the same names in each (`sweeps.coord.maxPerRequest`,
+ * `sweeps.vehicles.maxPerRequest`, … as always). The box step (src/harvest) reads only this.
+ */
+export const boxSweepShape = {
   maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
   /**
    * The smallest tile (degrees, both axes). Left out: 0.002° on the server's say-so alone, and a tile
@@ -84,6 +88,14 @@ export const coordSweepSchema = z.strictObject({
    * (a tile that small and still capped is recorded capped), for a job that wants its tiles bounded.
    */
   minTileSizeDeg: z.number().positive().max(10).optional(),
+};
+
+/** The box-sweep part of a coord, vehicles or parking sweep. */
+export type BoxSweepConfig = z.output<z.ZodObject<typeof boxSweepShape>>;
+
+export const coordSweepSchema = z.strictObject({
+  types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type'),
+  ...boxSweepShape,
   inclMOT: motList.optional(),
   exclMOT: motList.optional(),
   /** Parking objects (parkingSearchMethod=BB over each tile); omitted means no parking sweep. */
@@ -133,14 +145,7 @@ export const addInfoSweepSchema = z.strictObject({
  * `detail.budget` requests, the vehicle-detail mode (vehSpec, vehAvail) for the vehicles seen.
  */
 export const vehiclesSweepSchema = z.strictObject({
-  maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
-  /**
-   * The smallest tile (degrees, both axes). Left out: 0.002° on the server's say-so alone, and a tile
-   * that small that is still capped is split as far as its answer's density asks, down to the
-   * request's coordinate precision (2e-5°), so a dense world does not end partial. Set: a hard floor
-   * (a tile that small and still capped is recorded capped), for a job that wants its tiles bounded.
-   */
-  minTileSizeDeg: z.number().positive().max(10).optional(),
+  ...boxSweepShape,
   /** vehSF: the vehicle kinds asked for; omitted means all. */
   kinds: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1, 'vehicles.kinds: at least one kind, or leave it out for all').optional(),
   /** vehEngineType: omitted means all. */
@@ -165,9 +170,7 @@ export const parkingSnapshotSweepSchema = z.strictObject({
   /** 'all' (-1), or kinds: multiStorey, carPark, singleSpace, zone, chargingPoint. */
   objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all'),
   realtime: z.literal(true, 'parking.realtime must be true: a parking snapshot is its real-time occupancy'),
-  maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
-  /** As coord.minTileSizeDeg: left out, 0.002° following the density; set, a hard floor. */
-  minTileSizeDeg: z.number().positive().max(10).optional(),
+  ...boxSweepShape,
 });
 
 /** Snapshot retention: partitions (one per UTC day) older than this are dropped whole. */

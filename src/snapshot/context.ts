@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.js';
 import type { EfaClient } from '../efa/client.js';
-import type { Job, ResolvedRegion } from '../job/index.js';
+import type { BoxSweepConfig, Job, ResolvedRegion } from '../job/index.js';
 import { minTileOf, type BBox, type Tile } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 
@@ -19,7 +19,7 @@ export interface SnapshotContext {
 }
 
 /** The tile-sweep options every snapshot kind shares: its region, the job's concurrency, the logger. */
-export function tileSweepBase(ctx: SnapshotContext, label: string, tiles: readonly Tile[], cfg: { maxPerRequest: number; minTileSizeDeg?: number | undefined }) {
+export function tileSweepBase(ctx: SnapshotContext, label: string, tiles: readonly Tile[], cfg: BoxSweepConfig) {
   return {
     label, tiles, region: ctx.region, regionBBox: ctx.regionBBox, maxPerRequest: cfg.maxPerRequest, ...minTileOf(cfg),
     concurrency: ctx.job.rateLimit.concurrency, log: ctx.log, secrets: ctx.secrets,

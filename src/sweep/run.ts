@@ -35,6 +35,7 @@ import { errorText, ExitCode, isFatal, isStatementTimeout, RunStoppedError } fro
 import type { SchedulerStats } from '../http/index.js';
 import type { RequestScheduler, Transport } from '../http/types.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
+import { remarkSilentCapped } from '../harvest/index.js';
 import { runSnapshot } from '../snapshot/run.js';
 import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
@@ -340,17 +341,8 @@ async function finalise(
   let durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
   let finaliseS = 0;
   await db.transaction(async (tx) => {
-    if (silentCap !== undefined) {
-      // Tiles judged before the cap was noticed and that answered it are not complete.
-      await tx.kysely
-        .updateTable('efa.run_tiles')
-        .set({ status: 'capped' })
-        .where('run_id', '=', run.runId)
-        .where('operation', '=', 'coordInfo')
-        .where('status', '=', 'done')
-        .where('hits', '>=', silentCap)
-        .execute();
-    }
+    // Tiles judged before the cap was noticed and that answered it are not complete.
+    await remarkSilentCapped(tx.kysely, run.runId, silentCap);
     outcomes = await unitOutcomes(tx.kysely, run.runId);
     if (failure === undefined && outcomes.stored > 0) {
       gone = await markGone(tx, run, sweptRelations(job), {

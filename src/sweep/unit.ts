@@ -1,6 +1,7 @@
 import type { Tx } from '../db/connect.js';
 import { recordTiles, type TileRecord, type UnitStatus } from '../db/ledger.js';
 import { isDuplicateReject, type EfaResult } from '../efa/index.js';
+import { allRejected } from '../harvest/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
@@ -60,9 +61,10 @@ export async function runUnit<T>(
   }
   keepMessages(ctx, result.messages);
   const received = result.records.length + result.rejects.length;
-  if (received > 0 && result.records.length === 0 && !result.rejects.every(isDuplicateReject)) {
+  const rejected = allRejected(result);
+  if (rejected !== undefined) {
     await ctx.transact((tx) => storeRejects(ctx, tx, unit.id, result.rejects));
-    return fail(`all ${received} records of the answer were rejected (see efa.rejects): is the job's dialect right?`, result.attempts);
+    return fail(rejected, result.attempts);
   }
   // A dropped duplicate copy was received; any other reject means the answer may lack an object.
   const status: UnitStatus = result.rejects.some((r) => !isDuplicateReject(r)) ? 'incomplete' : 'done';

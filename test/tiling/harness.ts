@@ -1,6 +1,6 @@
 /**
- * An in-memory stand-in for a CoordInfo box sweep, to count requests honestly and check completeness.
- * Pure: no I/O, no vitest (bench/tiling.ts reuses it).
+ * The real CoordInfo box step (src/harvest) against a fake server in memory, to count requests
+ * honestly and check completeness. No I/O, no vitest (bench/tiling.ts reuses it).
  */
 import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon, snapEdge } from '../../src/tiling/geo.js';
 import {
@@ -16,7 +16,11 @@ import {
   splitTile,
   tileIntersectsRegion,
 } from '../../src/tiling/index.js';
+import { PRECISION_MIN_TILE_DEG } from '../../src/tiling/index.js';
 import type { BBox, Point, Region, SplitMemory, Tile } from '../../src/tiling/index.js';
+import type { EfaResult, Pin } from '../../src/efa/index.js';
+import { createBoxStep, sweepBoxes, type BoxSink } from '../../src/harvest/index.js';
+import type { Logger } from '../../src/util/log.js';
 import { hash32, makeRng } from '../../src/sim/rng.js';
 
 export const STUTTGART: BBox = [9.05, 48.7, 9.3, 48.85];
@@ -208,18 +212,22 @@ export interface Answered {
 }
 
 export interface SweepResult {
+  /** Requests for tiles of the sweep (and `alreadySpent`): what the bench holds against the floor. */
   readonly requests: number;
   readonly cappedRequests: number;
   /** Tiles whose answers stand for the region: uncapped leaves and too-small capped tiles. */
   readonly leaves: readonly Answered[];
+  /** Confirming requests the real step sent besides (a suspected silent cap, a spatial probe). */
+  readonly confirming: number;
 }
 
 /**
- * How the sweep works through its tiles, as `drainQueue` (src/sweep/queue.ts) does: `concurrency`
- * requests in flight, the newest tile first (a split's first child first), and each answer handled
- * when it arrives, with the others still out. Answers arrive in the order they were asked, or, with
- * `shuffle`, in an order drawn from that seed (servers answer small boxes faster than big ones, and
- * networks reorder): request counts may change with it, completeness must not.
+ * How the sweep works through its tiles: the real loop (`sweepBoxes`, src/harvest) with its
+ * `concurrency` requests in flight, the newest tile first (a split's first child first), and each
+ * answer handled when it arrives, with the others still out. The fake network answers in the order
+ * the requests were sent, or, with `shuffle`, in an order drawn from that seed (servers answer small
+ * boxes faster than big ones, and networks reorder): request counts may change with it, completeness
+ * must not.
  */
 export interface QueueOptions {
   readonly concurrency?: number;
@@ -229,8 +237,45 @@ export interface QueueOptions {
 /** The sweep's default concurrency (`rateLimit.concurrency` in a job). */
 export const DEFAULT_CONCURRENCY = 4;
 
-/** Request every tile; split capped ones and request the children, as the real sweep's queue does. */
-export function sweep(
+/** A logger that says nothing: the harness counts, it does not report. */
+const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** The fake server's answer: the pins `queryBox` found, as the client would hand them over. */
+function answerOf(w: World, found: readonly number[]): EfaResult<Pin> {
+  const records = found.map((i): Pin => ({ type: 'STOP', id: String(i), name: '', coord: pointAt(w, i), motTypes: [], attrs: {} }));
+  return { records, rejects: [], messages: [], status: 200, durationMs: 0, attempts: 1 };
+}
+
+/**
+ * A network in memory whose answers arrive one at a time, in a chosen order: each is handed over
+ * only once everything the previous one set off (its judgement, the requests it freed) has run.
+ */
+function fakeNetwork(pick: (() => number) | undefined) {
+  const out: (() => void)[] = [];
+  const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  return {
+    send<T>(answer: T): Promise<T> {
+      return new Promise<T>((resolve) => out.push(() => resolve(answer)));
+    },
+    async drive(sweeping: Promise<unknown>): Promise<void> {
+      let over = false;
+      sweeping.then(
+        () => (over = true),
+        () => (over = true),
+      );
+      for (;;) {
+        await settle();
+        if (over || out.length === 0) break;
+        const at = pick === undefined ? 0 : Math.floor(pick() * out.length);
+        out.splice(at, 1)[0]!();
+      }
+      await sweeping;
+    },
+  };
+}
+
+/** Request every tile through the real box step; split capped ones and request the children, as the sweep does. */
+export async function sweep(
   w: World,
   start: readonly Tile[],
   split: Splitter,
@@ -238,36 +283,39 @@ export function sweep(
   order: Order = 'distance',
   alreadySpent = 0,
   queue: QueueOptions = {},
-): SweepResult {
+): Promise<SweepResult> {
   const concurrency = queue.concurrency ?? DEFAULT_CONCURRENCY;
-  const pick = queue.shuffle === undefined ? undefined : rng(queue.shuffle);
-  const memory = createSplitMemory();
-  const waiting: Tile[] = [...start].reverse();
-  const inFlight: { tile: Tile; hits: number[] }[] = [];
+  const network = fakeNetwork(queue.shuffle === undefined ? undefined : rng(queue.shuffle));
   const leaves: Answered[] = [];
-  let requests = alreadySpent;
   let cappedRequests = 0;
-  for (;;) {
-    while (inFlight.length < concurrency && waiting.length > 0) {
-      const tile = waiting.pop()!;
-      inFlight.push({ tile, hits: queryBox(w, tile.bbox, max, order) });
-      requests++;
-    }
-    if (inFlight.length === 0) break;
-    const at = pick === undefined ? 0 : Math.floor(pick() * inFlight.length);
-    const { tile, hits } = inFlight.splice(at, 1)[0]!;
-    const capped = hits.length >= max;
-    memory.observe(tile, hits.length, capped);
-    if (!capped) {
-      leaves.push({ tile, hits, capped: false });
-      continue;
-    }
-    cappedRequests++;
-    const children = split(tile, hits.map((i) => pointAt(w, i)), memory);
-    if (children === 'too-small') leaves.push({ tile, hits, capped: true });
-    else for (let i = children.length - 1; i >= 0; i--) waiting.push(children[i]!);
-  }
-  return { requests, cappedRequests, leaves };
+  const tilesOfSweep = new Set(start.map((t) => t.id));
+  const step = createBoxStep({
+    label: 'coordInfo',
+    maxPerRequest: max,
+    minTileSizeDeg: PRECISION_MIN_TILE_DEG,
+    followDensity: false,
+    region: w.region,
+    split: (tile, hits, memory) => split(tile, hits, memory),
+  });
+  const sink: BoxSink = {
+    take(tile, outcome) {
+      if (outcome.kind === 'failed') throw new Error(`the fake server's answer for ${tile.id} failed: ${outcome.error}`);
+      if (outcome.kind === 'split') outcome.children.forEach((c) => tilesOfSweep.add(c.id));
+      if (outcome.kind === 'split' || outcome.status === 'capped') cappedRequests++;
+      if (outcome.kind === 'kept') leaves.push({ tile, hits: outcome.inside.map((p) => Number(p.id)), capped: outcome.status === 'capped' });
+    },
+  };
+  // Tiles of the sweep go through the network's order; a confirming request (a box of a metre, or
+  // two tiles' union) is answered at once, so the order the tiles' answers are handled in is the
+  // queue's alone and request counts compare with every earlier measurement.
+  const request = (tile: Tile): Promise<EfaResult<Pin>> => {
+    const answer = answerOf(w, queryBox(w, tile.bbox, max, order));
+    return tilesOfSweep.has(tile.id) ? network.send(answer) : Promise.resolve(answer);
+  };
+  const sweeping = sweepBoxes(start, request, step, sink, { concurrency, log: quiet });
+  await network.drive(sweeping);
+  const end = await sweeping;
+  return { requests: alreadySpent + end.requests, cappedRequests, leaves, confirming: end.confirming };
 }
 
 export interface SplitParams {
@@ -359,16 +407,16 @@ export function quadtreeSplitter(w: World, p: SplitParams): Splitter {
 }
 
 /** One request over the whole region envelope, then its children; the probe is the root tile. */
-export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'distance', queue: QueueOptions = {}): SweepResult {
+export function coldStartRootSplit(w: World, split: Splitter, max: number, order: Order = 'distance', queue: QueueOptions = {}): Promise<SweepResult> {
   return sweep(w, coverRegion(w.region, { targetTiles: 1 }), split, max, order, 0, queue);
 }
 
 /** One probe over the region envelope sizes a grid (`estimateTileCount`), which is then swept. */
-export function coldStartProbeGrid(w: World, split: Splitter, max: number, fill = 0.8, order: Order = 'distance'): SweepResult {
+export async function coldStartProbeGrid(w: World, split: Splitter, max: number, fill = 0.8, order: Order = 'distance'): Promise<SweepResult> {
   const root = coverRegion(w.region, { targetTiles: 1 });
   const rb = regionBBox(w.region);
   const probe = queryBox(w, rb, max, order);
-  if (probe.length < max) return { requests: 1, cappedRequests: 0, leaves: [{ tile: root[0]!, hits: probe, capped: false }] };
+  if (probe.length < max) return { requests: 1, cappedRequests: 0, leaves: [{ tile: root[0]!, hits: probe, capped: false }], confirming: 0 };
   const reading = readCappedAnswer(rb, probe.map((i) => pointAt(w, i)));
   const n = estimateTileCount(reading.estimatedTotal, bboxAreaM2(rb), bboxAreaM2(rb), max, fill);
   return sweep(w, coverRegion(w.region, { targetTiles: n }), split, max, order, 1);
@@ -448,7 +496,7 @@ export function floorRequests(pins: number, max: number): number {
   return Math.max(1, Math.ceil(pins / max));
 }
 
-export function nightTwo(
+export async function nightTwo(
   w: World,
   known: Float64Array,
   split: Splitter,
@@ -457,7 +505,7 @@ export function nightTwo(
   fill?: number,
   order: Order = 'distance',
   queue: QueueOptions = {},
-): SweepResult & { planned: number } {
+): Promise<SweepResult & { planned: number }> {
   const plan = planFromKnownPoints(w.region, known, { maxPerRequest: max, minTileSizeDeg, ...(fill === undefined ? {} : { fill }) });
-  return { ...sweep(w, plan, split, max, order, 0, queue), planned: plan.length };
+  return { ...(await sweep(w, plan, split, max, order, 0, queue)), planned: plan.length };
 }

@@ -162,9 +162,9 @@ describe('splitTile at the minimum tile size: the minimum follows the density', 
   const dense = uniformWorld(3000, 5, block);
 
   for (const order of ['distance', 'random'] as const) {
-    it(`splits a still-capped minimum tile as far as its answer's density asks, and the sweep ends complete (${order} order)`, () => {
+    it(`splits a still-capped minimum tile as far as its answer's density asks, and the sweep ends complete (${order} order)`, async () => {
       const start = coverRegion(dense.region, { targetTiles: 1 });
-      const r = sweep(dense, start, adaptiveSplitter(dense, { max: 1000, minTileSizeDeg: 0.002 }), 1000, order);
+      const r = await sweep(dense, start, adaptiveSplitter(dense, { max: 1000, minTileSizeDeg: 0.002 }), 1000, order);
       const c = checkCompleteness(dense, r);
       expect(c.pins).toBe(3000);
       expect(c.ownershipDefects).toBe(0);

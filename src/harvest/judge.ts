@@ -1,6 +1,17 @@
 import type { RejectInput } from '../db/ledger.js';
 import { isDuplicateReject, type EfaResult, type Pin } from '../efa/index.js';
-import type { BBox } from '../tiling/index.js';
+import { isSharingVehicle, pinKey } from '../entities/pins.js';
+import type { BBox, BoxAnswer } from '../tiling/index.js';
+
+/**
+ * The one "all records rejected" rule, for box answers and every other unit alike: an answer that
+ * held records and could read none of them (dropped duplicate copies aside) says nothing about its
+ * box or its subject but that the job reads the server wrongly. The text to report, or undefined.
+ */
+export function allRejected(result: Pick<EfaResult<unknown>, 'records' | 'rejects'>): string | undefined {
+  if (result.records.length > 0 || result.rejects.every(isDuplicateReject)) return undefined;
+  return `all ${result.records.length + result.rejects.length} records were rejected (see efa.rejects): is the job's dialect right?`;
+}
 
 /**
  * What a CoordInfo box answer may be trusted with. A tile deletes only when its answer is
@@ -32,9 +43,8 @@ export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, 
     reason: `coordinate ${pin.coord.lon},${pin.coord.lat} (lon,lat) lies outside the requested box ${bbox.join(',')}`,
     raw: pin,
   }));
-  if (result.records.length === 0 && lost > 0) {
-    return { kind: 'untrusted', received, outside, reason: `${label}: all ${received} records were rejected (see efa.rejects): is the job's dialect right?` };
-  }
+  const rejected = allRejected(result);
+  if (rejected !== undefined) return { kind: 'untrusted', received, outside, reason: `${label}: ${rejected}` };
   if (outsidePins.length * 2 > result.records.length) {
     const swappedInside = outsidePins.filter((p) => inBox(bbox, p.coord.lat, p.coord.lon)).length;
     const cause =
@@ -57,4 +67,13 @@ export function judgeBoxAnswer(bbox: BBox, result: EfaResult<Pin>, max: number, 
     return { kind: 'incomplete', received, inside, outside, reason: parts.join(', ') };
   }
   return { kind: 'done', received, inside, outside };
+}
+
+/** What the trust checks read of an answer; sharing vehicles move between two requests and are no identity to compare. */
+export function boxAnswer(result: EfaResult<Pin>): BoxAnswer {
+  return {
+    received: result.records.length + result.rejects.length,
+    keys: result.records.filter((p) => !isSharingVehicle(p)).map(pinKey),
+    points: result.records.map((p) => p.coord),
+  };
 }
