@@ -33,8 +33,8 @@ export async function benchTilingWorlds(): Promise<BenchResult> {
     let worstToday = 0;
     let worstPilot = 0;
     for (const order of ORDERS) {
-      const t = todayNights(w, order);
-      const p = pilotNights(w, order);
+      const t = await todayNights(w, order);
+      const p = await pilotNights(w, order);
       const bound = controls.has(w.name) ? NIGHT_ONE_COLOCATED : NIGHT_ONE_BOUNDS[order];
       const mark = (r: number, b: number): string => (r > b ? ' !' : '');
       const r = (n: number): number => n / t.floor;

@@ -62,15 +62,16 @@ function unprovenIn(w: World, leaves: SweepResult['leaves']): number {
 }
 
 /** Today: one request for every type, split from the region box; night two planned from its pins. */
-export function todayNights(tw: TypedWorld, order: Order): NightFigures {
+export async function todayNights(tw: TypedWorld, order: Order): Promise<NightFigures> {
   const w = allTypes(tw);
   const p = { max: tw.max, minTileSizeDeg: MIN_TILE_DEG };
-  const one = coldStartRootSplit(w, adaptiveSplitter(w, p), tw.max, order);
-  const two = nightTwo(w, foundPins(w, one), adaptiveSplitter(w, p), tw.max, MIN_TILE_DEG, undefined, order);
+  const one = await coldStartRootSplit(w, adaptiveSplitter(w, p), tw.max, order);
+  const two = await nightTwo(w, foundPins(w, one), adaptiveSplitter(w, p), tw.max, MIN_TILE_DEG, undefined, order);
   return {
     pins: w.lon.length,
     floor: floorRequests(w.lon.length, tw.max),
-    nightOne: one.requests,
+    // The step's confirming requests (a suspected silent cap, the spatial check) are CoordInfo requests too.
+    nightOne: one.requests + one.confirming,
     nightTwo: two.requests,
     unproven: unprovenIn(w, one.leaves),
   };
@@ -105,7 +106,7 @@ interface StratumResult {
 }
 
 /** The co-located types together, planned block by block from the pilot's pins (type-filtered requests). */
-function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: number, max: number, order: Order, knobs: PilotKnobs): StratumResult {
+async function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: number, max: number, order: Order, knobs: PilotKnobs): Promise<StratumResult> {
   const opts = { maxPerRequest: max, minTileSizeDeg: MIN_TILE_DEG, fill: knobs.fill ?? PILOT_FILL, blocks: knobs.blocks ?? PILOT_BLOCKS };
   const split = adaptiveSplitter(w, { max, minTileSizeDeg: MIN_TILE_DEG });
   const rb = regionBBox(region);
@@ -116,8 +117,8 @@ function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: 
   let blocksPlanned = 0;
   for (const block of pilotBlocks(region, pilotPins, opts)) {
     const start: Tile[] = fallback ? [block] : planFromPilot(block, pilotPins, ratio.value, opts);
-    const r = sweep(w, start, split, max, order);
-    requests += r.requests;
+    const r = await sweep(w, start, split, max, order);
+    requests += r.requests + r.confirming;
     leaves.push(...r.leaves);
     let found = 0;
     for (const l of r.leaves) for (const i of l.hits) if (ownsPoint(l.tile, pointAt(w, i), rb) && ownsPoint(block, pointAt(w, i), rb)) found++;
@@ -131,7 +132,7 @@ function sweepStratum(w: World, region: Region, pilotPins: Float64Array, prior: 
 }
 
 /** Night one by the pilot where the first answer shows types that co-locate, else today's splitter; night two over all known pins. */
-export function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}): PilotFigures {
+export async function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}): Promise<PilotFigures> {
   const max = tw.max;
   const region: Region = { bbox: tw.bbox };
   const rb = regionBBox(region);
@@ -145,7 +146,7 @@ export function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}
   const floor = floorRequests(pins, max);
   if (verdict.pilot === undefined) {
     // Today's splitter from that same answer (the root is not asked twice): the figures are today's.
-    const t = todayNights(tw, order);
+    const t = await todayNights(tw, order);
     return { ...t, pilot: undefined, verdict: `today's splitter: ${verdict.reason}` };
   }
   let requests = 1;
@@ -154,19 +155,19 @@ export function pilotNights(tw: TypedWorld, order: Order, knobs: PilotKnobs = {}
   // region box, not one per stratum); the pilot's pins are read from that sweep's typed answers.
   const splitTypes = typesOf(tw).filter((t) => !verdict.planned.includes(t));
   const a = ofTypes(tw, splitTypes);
-  const ar = sweep(a.world, root, split(a.world), max, order);
-  requests += ar.requests;
+  const ar = await sweep(a.world, root, split(a.world), max, order);
+  requests += ar.requests + ar.confirming;
   unproven += unprovenIn(a.world, ar.leaves);
   const aPins = foundPins(a.world, ar);
   const pilotPins = typedPins(a, ar, verdict.pilot);
   const w = ofTypes(tw, verdict.planned).world;
-  const s = sweepStratum(w, region, pilotPins, verdict.ratio, max, order, knobs);
+  const s = await sweepStratum(w, region, pilotPins, verdict.ratio, max, order, knobs);
   requests += s.requests;
   unproven += unprovenIn(w, s.leaves);
-  const strata = [aPins, foundPins(w, { requests: s.requests, cappedRequests: 0, leaves: s.leaves })];
+  const strata = [aPins, foundPins(w, { requests: s.requests, cappedRequests: 0, confirming: 0, leaves: s.leaves })];
   // Night two knows every pin: one plan over all of them and unfiltered requests, as today. Planning
   // each stratum apart would pay a rounded-up tile per stratum (1.25x on a floor of 8).
   const known = Float64Array.from(strata.flatMap((x) => [...x]));
-  const two = nightTwo(all, known, split(all), max, MIN_TILE_DEG, undefined, order).requests;
+  const two = (await nightTwo(all, known, split(all), max, MIN_TILE_DEG, undefined, order)).requests;
   return { pins, floor, nightOne: requests, nightTwo: two, unproven, pilot: verdict.pilot, verdict: `${verdict.reason}; ${s.verdict}; ${splitTypes.join('+')} split as today` };
 }
