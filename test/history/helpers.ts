@@ -6,20 +6,20 @@ import type { Comparable } from '../helpers/compare.js';
 const goneColumn = (r: HistoryRelation): string => (r === 'notices' ? 'ended_at' : 'deleted_at');
 
 /** Sorted JSON texts of objects, keys sorted: two lists compare equal exactly when every row and column does. */
-function canonical(rows: readonly Record<string, unknown>[], keep?: ReadonlySet<string>): string[] {
-  return rows
-    .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => keep === undefined || keep.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)))))
-    .sort();
+function canonical(rows: readonly Record<string, unknown>[]): string[] {
+  return rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1))))).sort();
 }
 
-/** The live rows of every history relation now, as JSON (every column the as-of functions return). */
+/**
+ * The live rows of every history relation now, as JSON: every column but the gone marker, which is
+ * what the as-of functions return (a column added to a table and not to its functions shows here).
+ */
 export async function liveRows(db: Db): Promise<Record<HistoryRelation, string[]>> {
   const out = {} as Record<HistoryRelation, string[]>;
   for (const r of HISTORY_RELATIONS) {
-    const cols = await asOfColumns(db, r);
     const rows = await sql<{ j: Record<string, unknown> }>`
-      SELECT to_jsonb(x) AS j FROM ${sql.table(`efa.${r}`)} x WHERE ${sql.ref(`x.${goneColumn(r)}`)} IS NULL`.execute(db.kysely);
-    out[r] = canonical(rows.rows.map((x) => x.j), cols);
+      SELECT to_jsonb(x) - ${goneColumn(r)}::text AS j FROM ${sql.table(`efa.${r}`)} x WHERE ${sql.ref(`x.${goneColumn(r)}`)} IS NULL`.execute(db.kysely);
+    out[r] = canonical(rows.rows.map((x) => x.j));
   }
   return out;
 }
@@ -28,18 +28,11 @@ export async function liveRows(db: Db): Promise<Record<HistoryRelation, string[]
 export async function asOfRows(db: Db, at: Date): Promise<Record<HistoryRelation, string[]>> {
   const out = {} as Record<HistoryRelation, string[]>;
   for (const r of HISTORY_RELATIONS) {
-    const cols = await asOfColumns(db, r);
-    const rows = await sql<{ j: Record<string, unknown> }>`SELECT to_jsonb(x) AS j FROM ${sql.raw(`efa.${r}_as_of`)}(${at.toISOString()}::timestamptz) x`.execute(db.kysely);
-    out[r] = canonical(rows.rows.map((x) => x.j), cols);
+    const rows = await sql<{ j: Record<string, unknown> }>`
+      SELECT to_jsonb(x) - 'version_from' - 'version_to' AS j FROM ${sql.raw(`efa.${r}_as_of`)}(${at.toISOString()}::timestamptz) x`.execute(db.kysely);
+    out[r] = canonical(rows.rows.map((x) => x.j));
   }
   return out;
-}
-
-/** The columns an as-of function returns, less its version times: what a live row and a kept version share. */
-async function asOfColumns(db: Db, r: HistoryRelation): Promise<Set<string>> {
-  const rows = await sql<{ j: Record<string, unknown> }>`SELECT to_jsonb(x) AS j FROM ${sql.raw(`efa.${r}_as_of`)}(now()) x LIMIT 1`.execute(db.kysely);
-  const keys = rows.rows[0] ? Object.keys(rows.rows[0].j) : [];
-  return new Set(keys.filter((k) => k !== 'version_from' && k !== 'version_to'));
 }
 
 const pinText = (type: string, id: string | null | undefined, name: string, lon: number, lat: number): string =>
