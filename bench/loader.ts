@@ -9,6 +9,10 @@
  *   5 % changed   the same rows with every 20th changed: 5 % updates, 95 % unchanged
  *   per tile      the first load again (another source) with a commit per tile
  * On the local PostgreSQL + PostGIS (BENCH_PG_URL); on embedded PGlite too, with fewer rows.
+ *
+ * History (sql/014_history.sql) is measured on and off: each database is loaded twice, once with
+ * efa.pins' history trigger disabled and once with it (a fresh database each), and the loader
+ * phases are compared, with the versions each phase wrote into efa.pins_history.
  */
 import { sql } from 'kysely';
 import { openDb, type Db } from '../src/db/connect.js';
@@ -111,6 +115,13 @@ interface Phase {
   readonly ms: number;
   readonly rows: number;
   readonly counts?: MergeCounts;
+  /** Versions the phase wrote into efa.pins_history. */
+  readonly versions?: number;
+}
+
+async function keptVersions(db: Db): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa.pins_history`.execute(db.kysely);
+  return r.rows[0]?.n ?? 0;
 }
 
 /**
@@ -139,10 +150,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
   return { ms: performance.now() - t0, value };
 }
 
-async function benchTarget(target: Target, pins: readonly Pin[], batch: number): Promise<Phase[]> {
+async function benchTarget(target: Target, pins: readonly Pin[], batch: number, history: boolean): Promise<Phase[]> {
   const { db } = target;
   const n = pins.length;
   await migrate(db);
+  // History off: the table as it was before sql/014 (no trigger fires, no version is written).
+  if (!history) await db.exec('ALTER TABLE efa.pins DISABLE TRIGGER pins_history');
   // Same columns, defaults, CHECK, primary key and indexes (GiST on geom, type, id) and the same foreign keys.
   await db.exec(`
     CREATE SCHEMA bench;
@@ -165,24 +178,28 @@ async function benchTarget(target: Target, pins: readonly Pin[], batch: number):
   const copy = await timed(() => db.transaction((tx) => tx.copyIn('bench.pins_copy', copyColumns, baselineText(rows, copyRun.runId))));
 
   const run1 = await newRun('1');
+  const v0 = await keptVersions(db);
   const first = await timed(() => loadInBatches(db, run1, rows, batch));
-  phases.push({ name: 'loader: first load (all inserts)', ms: first.ms, rows: n, counts: first.value });
+  const v1 = await keptVersions(db);
+  phases.push({ name: 'loader: first load (all inserts)', ms: first.ms, rows: n, counts: first.value, versions: v1 - v0 });
   // A night later autovacuum will have analysed the table; without it the planner guesses from an empty one.
   await sql`ANALYZE efa.pins`.execute(db.kysely);
 
   const run2 = await newRun('2');
   const second = await timed(() => loadInBatches(db, run2, rows, batch));
-  phases.push({ name: 'loader: night two (all unchanged)', ms: second.ms, rows: n, counts: second.value });
+  const v2 = await keptVersions(db);
+  phases.push({ name: 'loader: night two (all unchanged)', ms: second.ms, rows: n, counts: second.value, versions: v2 - v1 });
 
   const run3 = await newRun('3');
   const third = await timed(() => loadInBatches(db, run3, changed, batch));
-  phases.push({ name: 'loader: 5 % changed', ms: third.ms, rows: n, counts: third.value });
+  const v3 = await keptVersions(db);
+  phases.push({ name: 'loader: 5 % changed', ms: third.ms, rows: n, counts: third.value, versions: v3 - v2 });
 
   // The same first load with a commit per tile, on a second source (the table already holds the
   // first's rows, so its indexes are deeper: this figure errs low).
   const tileRun = await createRun(db.kysely, { jobName: 'bench-tile', jobHash: 'bench', scope: { ...scope, source: 'bench-tile' }, options: {} });
   const perTile = await timed(() => loadInBatches(db, tileRun, rows, batch, true));
-  phases.push({ name: 'loader: first load, a commit per tile', ms: perTile.ms, rows: n, counts: perTile.value });
+  phases.push({ name: 'loader: first load, a commit per tile', ms: perTile.ms, rows: n, counts: perTile.value, versions: (await keptVersions(db)) - v3 });
 
   // The baseline again, after the loader: a machine that got busier or quieter meanwhile moves
   // both sides of the ratio, not one.
@@ -196,7 +213,9 @@ async function benchTarget(target: Target, pins: readonly Pin[], batch: number):
   const c = check.rows[0] as { copied: number; loaded: number; changes: number } | undefined;
   const expectedUpdates = Math.ceil(n / 20);
   const ok =
-    c?.copied === n && c.loaded === n && first.value.inserted === n && perTile.value.inserted === n && second.value.unchanged === n && third.value.updated === expectedUpdates;
+    c?.copied === n && c.loaded === n && first.value.inserted === n && perTile.value.inserted === n && second.value.unchanged === n && third.value.updated === expectedUpdates &&
+    // History on: only the 5 % changed night's updates leave versions; off: none at all.
+    v3 - v2 === (history ? expectedUpdates : 0) && v1 - v0 === 0 && v2 - v1 === 0;
   console.log(
     `${target.label}: check ${ok ? 'ok' : 'MISMATCH'}: copied ${c?.copied}, loaded ${c?.loaded}, change-log rows ${c?.changes} ` +
       `(expected ${n} + ${expectedUpdates})`,
@@ -218,6 +237,7 @@ function report(label: string, phases: readonly Phase[], batch: number): BenchLi
       'rows/s': int(rate),
       'vs COPY': ratio(rate, copyRate),
       'ins/upd/same': p.counts ? `${p.counts.inserted}/${p.counts.updated}/${p.counts.unchanged}` : '-',
+      versions: p.versions ?? '-',
     };
   });
   console.log(
@@ -246,29 +266,68 @@ export async function benchLoader(opts: LoaderBenchOptions = {}): Promise<BenchR
 
   const reach = await postgresReachable();
   if (reach.ok) {
-    const target = await postgresTarget();
-    try {
-      lines.push(...report('PostgreSQL', await benchTarget(target, pins.slice(0, rows), batch), batch));
-    } finally {
-      await target.dispose();
-    }
+    lines.push(...(await historyOnOff('PostgreSQL', postgresTarget, pins.slice(0, rows), batch)));
   } else {
     const note = `PostgreSQL not reachable (${reach.reason}): measured on PGlite only`;
     console.log(note);
     notes.push(note);
   }
 
-  if (pgliteRows > 0) {
-    const t = performance.now();
-    const target = await pgliteTarget();
-    console.log(`PGlite started in ${secs(performance.now() - t)}`);
-    try {
-      lines.push(...report('PGlite', await benchTarget(target, pins.slice(0, pgliteRows), batch), batch));
-    } finally {
-      await target.dispose();
+  if (pgliteRows > 0) lines.push(...(await historyOnOff('PGlite', pgliteTarget, pins.slice(0, pgliteRows), batch)));
+  return { lines, notes };
+}
+
+/**
+ * The loader on one kind of database with history off and on, a fresh database each, `rounds` times
+ * in alternating order (off-on, on-off, …): the usual table per load, then the loader phases side by
+ * side, each mode's best time per phase (the least disturbed by whatever else the machine ran).
+ * `vs off` is the time with history over the time without; `vs off / COPY` divides each by its own
+ * load's COPY baseline first, so a machine that got busier between two loads moves both sides.
+ */
+async function historyOnOff(label: string, open: () => Promise<Target>, pins: readonly Pin[], batch: number): Promise<BenchLine[]> {
+  const lines: BenchLine[] = [];
+  const rounds = Math.max(1, Number(process.env['BENCH_HISTORY_ROUNDS'] ?? 2));
+  const byMode: Record<'off' | 'on', Phase[][]> = { off: [], on: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+      const t = performance.now();
+      const target = await open();
+      if (label === 'PGlite') console.log(`PGlite started in ${secs(performance.now() - t)}`);
+      try {
+        const phases = await benchTarget(target, pins, batch, mode === 'on');
+        byMode[mode].push(phases);
+        lines.push(...report(`${label} (history ${mode}, round ${round + 1})`, phases, batch));
+      } finally {
+        await target.dispose();
+      }
     }
   }
-  return { lines, notes };
+  const best = (mode: 'off' | 'on', i: number): Phase => {
+    const all = byMode[mode].map((phases) => phases[i] as Phase);
+    return all.reduce((a, b) => (b.ms < a.ms ? b : a));
+  };
+  const phaseCount = byMode.on[0]?.length ?? 0;
+  const copyOff = best('off', 0).ms;
+  const copyOn = best('on', 0).ms;
+  const table = Array.from({ length: phaseCount - 1 }, (_, j) => {
+    const on = best('on', j + 1);
+    const off = best('off', j + 1);
+    return {
+      phase: on.name,
+      off: secs(off.ms),
+      on: secs(on.ms),
+      'vs off': (on.ms / off.ms).toFixed(2),
+      'vs off / COPY': (on.ms / copyOn / (off.ms / copyOff)).toFixed(2),
+      'versions written': on.versions ?? 0,
+    };
+  });
+  console.log(
+    `${label}: history on vs off, best of ${rounds} load(s) each (${pins.length} pins; the goal: first load and 5 % changed <= 1.2x, ` +
+      `an unchanged night writes no version); COPY baseline off ${secs(copyOff)}, on ${secs(copyOn)}`,
+  );
+  console.table(table);
+  for (const row of table) lines.push({ metric: `${label} history on ${row.phase.replace('loader: ', '')}`, value: row.on, baseline: `history off ${row.off}`, ratio: `${row['vs off']}x` });
+  return lines;
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) await benchLoader();
