@@ -17,6 +17,9 @@
 -- empty transition table.
 -- An update that leaves changed_run where it was (a second content change of a key within one run,
 -- a backfill of a derived column) is not a version any run published: it writes nothing.
+-- A range never runs backwards (tstzrange would raise and fail the loader's statement): where two
+-- jobs of one source interleave so that the replacing run started before the replaced one, greatest()
+-- leaves the version an empty range, kept but current at no time.
 --
 -- Upgrade in place: today's live rows are the current versions, valid from their changed_run's
 -- start (what was stored before changed_run was overwritten before history existed, so earlier
@@ -48,7 +51,7 @@ CREATE TABLE efa.pins_history (
   replaced_by bigint
 );
 CREATE INDEX pins_history_valid_gix ON efa.pins_history USING gist (valid);
-CREATE INDEX pins_history_key_idx ON efa.pins_history (source, pin_key);
+CREATE INDEX pins_history_key_idx ON efa.pins_history (pin_key, source);
 CREATE INDEX pins_history_geom_gix ON efa.pins_history USING gist (geom);
 
 CREATE FUNCTION efa.pins_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -124,7 +127,7 @@ CREATE TABLE efa.lines_history (
   replaced_by bigint
 );
 CREATE INDEX lines_history_valid_gix ON efa.lines_history USING gist (valid);
-CREATE INDEX lines_history_key_idx ON efa.lines_history (source, line_key);
+CREATE INDEX lines_history_key_idx ON efa.lines_history (line_key, source);
 
 CREATE FUNCTION efa.lines_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -195,7 +198,7 @@ CREATE TABLE efa.stop_lines_history (
   replaced_by bigint
 );
 CREATE INDEX stop_lines_history_valid_gix ON efa.stop_lines_history USING gist (valid);
-CREATE INDEX stop_lines_history_key_idx ON efa.stop_lines_history (source, pair_key);
+CREATE INDEX stop_lines_history_key_idx ON efa.stop_lines_history (pair_key, source);
 
 CREATE FUNCTION efa.stop_lines_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -272,7 +275,7 @@ CREATE TABLE efa.notices_history (
   replaced_by bigint
 );
 CREATE INDEX notices_history_valid_gix ON efa.notices_history USING gist (valid);
-CREATE INDEX notices_history_key_idx ON efa.notices_history (source, notice_id);
+CREATE INDEX notices_history_key_idx ON efa.notices_history (notice_id, source);
 
 CREATE FUNCTION efa.notices_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -344,7 +347,7 @@ CREATE TABLE efa.sharing_providers_history (
   replaced_by bigint
 );
 CREATE INDEX sharing_providers_history_valid_gix ON efa.sharing_providers_history USING gist (valid);
-CREATE INDEX sharing_providers_history_key_idx ON efa.sharing_providers_history (source, provider_id);
+CREATE INDEX sharing_providers_history_key_idx ON efa.sharing_providers_history (provider_id, source);
 
 CREATE FUNCTION efa.sharing_providers_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -419,7 +422,7 @@ CREATE TABLE efa.operating_areas_history (
   replaced_by bigint
 );
 CREATE INDEX operating_areas_history_valid_gix ON efa.operating_areas_history USING gist (valid);
-CREATE INDEX operating_areas_history_key_idx ON efa.operating_areas_history (source, area_key);
+CREATE INDEX operating_areas_history_key_idx ON efa.operating_areas_history (area_key, source);
 CREATE INDEX operating_areas_history_geom_gix ON efa.operating_areas_history USING gist (geom);
 
 CREATE FUNCTION efa.operating_areas_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$

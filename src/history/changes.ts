@@ -73,7 +73,7 @@ export async function loadWhatChanged(
       LIMIT 1
     ) n
     WHERE h.source = ${q.source} AND h.type = 'STOP' AND h.ended_by = 'update'
-      AND upper(h.valid) > ${since} AND upper(h.valid) <= ${q.until}
+      AND h.valid && tstzrange(${since}, ${q.until}, '[]') AND upper(h.valid) > ${since} AND upper(h.valid) <= ${q.until}
       AND (h.name IS DISTINCT FROM n.name OR NOT ST_Equals(h.geom, n.geom))
     ORDER BY upper(h.valid) DESC, h.pin_key
     LIMIT ${maxStops}`.execute(db);
