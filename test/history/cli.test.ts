@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDb } from '../../src/db/index.js';
-import { HISTORY_RELATIONS } from '../../src/history/index.js';
+import { HISTORY_RELATIONS, pruneHistoryFor } from '../../src/history/index.js';
 import { jobSchema } from '../../src/job/schema.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
@@ -20,8 +20,8 @@ describe('history retention', () => {
           (1, 'j', 'h', 's', '2026-01-01'), (2, 'j', 'h', 's', '2026-01-02'), (3, 'j', 'h', 's', '2026-02-01');
         INSERT INTO efa.pins (source, pin_key, type, id, name, geom, content_hash, first_run, changed_run)
           VALUES ('s', 'STOP:1', 'STOP', '1', 'Alt', 'SRID=4326;POINT(9.1 48.7)', 'a', 1, 1);
-        UPDATE efa.pins SET name = 'Mitte', content_hash = 'b', changed_run = 2;
-        UPDATE efa.pins SET name = 'Neu', content_hash = 'c', changed_run = 3;`);
+        UPDATE efa.pins SET name = 'Mitte', content_hash = 'b', changed_run = 2 WHERE pin_key = 'STOP:1';
+        UPDATE efa.pins SET name = 'Neu', content_hash = 'c', changed_run = 3 WHERE pin_key = 'STOP:1';`);
       const r = await sql<{ relation: string }>`SELECT relation FROM efa.history_relations()`.execute(db.kysely);
       expect(r.rows.map((x) => x.relation)).toEqual([...HISTORY_RELATIONS]);
     } finally {
@@ -29,6 +29,29 @@ describe('history retention', () => {
     }
   }, 120_000);
   afterAll(async () => target?.drop());
+
+  it('a job\'s history.keepDays prunes what ended more than keepDays before the run; without it nothing', async () => {
+    const db = await openDb(target.url);
+    try {
+      // Another stop, changed once in June 2025 (its first version ended 2025-06-02).
+      await db.exec(`
+        INSERT INTO efa.runs (run_id, job_name, job_hash, source, started_at) VALUES (10, 'j', 'h', 's', '2025-06-01'), (11, 'j', 'h', 's', '2025-06-02');
+        INSERT INTO efa.pins (source, pin_key, type, id, name, geom, content_hash, first_run, changed_run)
+          VALUES ('s', 'STOP:2', 'STOP', '2', 'Erst', 'SRID=4326;POINT(9.2 48.7)', 'a', 10, 10);
+        UPDATE efa.pins SET name = 'Dann', content_hash = 'b', changed_run = 11 WHERE pin_key = 'STOP:2';`);
+      expect(await pruneHistoryFor(db.kysely, undefined, new Date('2030-01-01T00:00:00Z'))).toBeUndefined();
+      // 2025-06-20 less 30 days is 2025-05-21: nothing ended before.
+      expect(await pruneHistoryFor(db.kysely, { keepDays: 30 }, new Date('2025-06-20T00:00:00Z'))).toMatchObject({ pins: 0 });
+      // 2025-07-10 less 30 days is 2025-06-10: STOP:2's first version goes; STOP:1's (ended in 2026) stay.
+      expect(await pruneHistoryFor(db.kysely, { keepDays: 30 }, new Date('2025-07-10T00:00:00Z'))).toMatchObject({ pins: 1, lines: 0 });
+      const two = await sql<{ name: string }>`SELECT name FROM efa.pins_versions('STOP:2')`.execute(db.kysely);
+      expect(two.rows.map((r) => r.name)).toEqual(['Dann']);
+      const one = await sql<{ name: string }>`SELECT name FROM efa.pins_versions('STOP:1')`.execute(db.kysely);
+      expect(one.rows.map((r) => r.name)).toEqual(['Alt', 'Mitte', 'Neu']);
+    } finally {
+      await db.close();
+    }
+  });
 
   it('prunes the versions that ended before the date, never the current row', async () => {
     const r = await runCli(['history', 'prune', '--before', '2026-01-15', '--db', target.url, '--json']);
