@@ -29,9 +29,19 @@ export interface Relation {
   readonly indexes: readonly string[];
 }
 
+/** A function of schema efa that carries a comment (the ones analysts call: as-of, versions, diff, …). */
+export interface FunctionDoc {
+  /** `efa.name(arg type, …)` */
+  readonly signature: string;
+  /** What it returns, as the catalog says (`SETOF record`, `TABLE(…)`, `boolean`). */
+  readonly returns: string;
+  readonly comment: string;
+}
+
 export interface Catalog {
   readonly schemaComment: string | null;
   readonly relations: readonly Relation[];
+  readonly functions: readonly FunctionDoc[];
 }
 
 const kinds = { r: 'table', p: 'table', v: 'view', m: 'materialized view' } as const;
@@ -77,8 +87,15 @@ export async function readCatalog(db: Db, schema = 'efa'): Promise<Catalog> {
     JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = ${schema} AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.oid)
     ORDER BY c.relname, i.relname`.execute(k);
+  const fns = await sql<{ signature: string; returns: string; comment: string }>`
+    SELECT 'efa.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS signature,
+           pg_get_function_result(p.oid) AS returns, obj_description(p.oid, 'pg_proc') AS comment
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = ${schema} AND obj_description(p.oid, 'pg_proc') IS NOT NULL
+    ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`.execute(k);
   return {
     schemaComment: ns.rows[0]?.comment ?? null,
+    functions: fns.rows,
     relations: rels.rows.map((r) => ({
       name: r.name,
       kind: kinds[r.kind],

@@ -60,4 +60,32 @@ WHERE cardinality(sources) > 1
 ORDER BY name
 LIMIT 20;`,
   },
+  {
+    title: 'Stops on 2026-03-01 (the warehouse as of any time)',
+    sql: `-- every relation with history has efa.<relation>_as_of(at): its live rows as they were then
+SELECT source, id AS stop_id, name, geom, version_from, version_to
+FROM efa.pins_as_of('2026-03-01')
+WHERE type = 'STOP'
+ORDER BY name;`,
+  },
+  {
+    title: 'Stops moved more than 50 m this year',
+    sql: `-- where each stop stood on 1 January beside where it stands now (net of moves in between)
+SELECT n.source, n.id AS stop_id, o.name AS name_then, n.name AS name_now,
+       round(ST_Distance(o.geom::geography, n.geom::geography)::numeric, 1) AS moved_m
+FROM efa.pins_as_of(date_trunc('year', now())) o
+JOIN efa.pins_as_of(now()) n ON n.source = o.source AND n.pin_key = o.pin_key
+WHERE n.type = 'STOP' AND NOT ST_DWithin(o.geom::geography, n.geom::geography, 50)
+ORDER BY moved_m DESC;`,
+  },
+  {
+    title: 'What changed between two days, and every version of one object',
+    sql: `-- added, removed and changed keys with the old and the new row as JSON
+SELECT change, key, old ->> 'name' AS name_before, new ->> 'name' AS name_after
+FROM efa.diff('pins', '2026-03-01', '2026-03-31')
+ORDER BY change, key;
+-- one stop's versions, oldest first (ended_by NULL: the current one)
+SELECT name, ST_AsText(geom) AS where_, version_from, version_to, ended_by
+FROM efa.pins_versions('STOP:de:08111:6008');`,
+  },
 ];

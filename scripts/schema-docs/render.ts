@@ -21,6 +21,9 @@ export const logicalLinks: readonly LogicalLink[] = [
   { from: 'stops', to: 'stop_summary', shape: '||..o|', label: 'pin_key' },
   { from: 'changes', to: 'changes_per_run', shape: '}o..||', label: 'run_id, relation' },
   { from: 'run_tiles', to: 'tile_coverage', shape: '||..o|', label: 'run_tile_id' },
+  ...(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const).map((r) => ({
+    from: r, to: `${r}_history`, shape: '||..o{', label: 'fid: superseded versions',
+  })),
 ];
 
 const oneLine = (text: string | null): string => (text ?? '').replace(/\s+/g, ' ').trim();
@@ -96,6 +99,11 @@ export function renderSchemaDoc(catalog: Catalog): string {
     '',
   ];
   for (const q of exampleQueries) out.push(`### ${q.title}`, '', '```sql', q.sql, '```', '');
+  if (catalog.functions.length > 0) {
+    out.push('## Functions', '', '| function | returns | what |', '|---|---|---|');
+    for (const f of catalog.functions) out.push(`| ${code(f.signature)} | ${code(oneLine(f.returns))} | ${cell(f.comment)} |`);
+    out.push('');
+  }
   out.push('## Relations in detail', '');
   for (const r of catalog.relations) out.push(...relationSection(r));
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;

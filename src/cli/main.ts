@@ -11,6 +11,7 @@ import { registerMigrate } from './migrate.js';
 import { registerPlan } from './plan.js';
 import { registerReport } from './report.js';
 import { registerGrantReader } from './grant-reader.js';
+import { registerHistory } from './history.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
 import { registerServe } from './serve.js';
@@ -51,6 +52,7 @@ registerServe(program);
 registerDoctor(program);
 registerExport(program);
 registerDemo(program);
+registerHistory(program);
 
 dropUnsetEnvironment(program);
 

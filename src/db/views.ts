@@ -9,7 +9,7 @@ type MaterializedView = (typeof materializedViews)[number];
  * What a view's rows depend on beyond the relations' change sets. efa.tile_coverage shows the
  * latest run's tiles, which every run writes without a change set: it is refreshed every time (a
  * few thousand tiles). efa.stop_summary reads only relations whose every change is a change set,
- * and the date (efa.active_notices): skipped when neither moved (sql/017_view_refresh_marks.sql).
+ * and the date (efa.active_notices): skipped when neither moved (sql/015_view_refresh_marks.sql).
  */
 const followsChangeSets: ReadonlySet<MaterializedView> = new Set<MaterializedView>(['efa.stop_summary']);
 

@@ -267,6 +267,8 @@ export const jobSchema = z.strictObject({
   headers: headersSchema.optional(),
   /** Snapshot jobs only: how long their time series are kept. */
   snapshots: snapshotsSchema.optional(),
+  /** Retention of superseded versions (efa.<relation>_history, sql/014): those that ended more than keepDays ago are pruned at the end of a run; left out, every version is kept. */
+  history: z.strictObject({ keepDays: z.number().int().min(1, 'history.keepDays must be >= 1 (leave history out to keep every version)').max(36_500) }).optional(),
 });
 
 /** What a job file may say (defaults not yet applied). */

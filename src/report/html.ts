@@ -5,6 +5,7 @@ import { renderLiveMap, type LiveMap } from './live-map.js';
 import type { RelationCounts } from '../db/run-record.js';
 import { leafTiles, type ReportData, type ReportUnit } from './queries.js';
 import { renderAvailabilityChart } from './snapshots.js';
+import { renderWhatChangedSection } from './history.js';
 
 function snapshotSection(d: ReportData): string {
   const s = d.snapshots;
@@ -196,6 +197,7 @@ ${d.units.length ? renderTimeline(timeline) : '<p>No unit of work was recorded.<
 "Requests" are counted as they were sent (the run's summary line and --json have the same); the probe of the upstream before planning has no unit.</p>
 ${table(['operation', 'units', 'requests', 'in the chart'], byOp, 'num')}</section>
 ${rowsSection(d)}
+${d.whatChanged ? renderWhatChangedSection(d.whatChanged) : ''}
 ${problemsSection(d.units)}`}
 ${snapshotSection(d)}
 ${map.html}

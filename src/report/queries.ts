@@ -5,6 +5,8 @@ import { ConfigError } from '../errors.js';
 
 /** `--run` names no run (or there is none yet): bad usage, exit 2. */
 import { loadSnapshotReport, type SnapshotReport } from './snapshots.js';
+import { loadWhatChangedForRun } from './history.js';
+import type { WhatChanged } from '../history/index.js';
 
 export class RunNotFoundError extends ConfigError {
   override name = 'RunNotFoundError';
@@ -94,6 +96,8 @@ export interface ReportData {
    * operation = the snapshot's kind) and the parking layer is its parking snapshot, not efa.pins.
    */
   readonly snapshotRun: boolean;
+  /** What changed in the run's source over the last 30 days (sweep runs; sql/014 history). */
+  readonly whatChanged?: WhatChanged;
 }
 
 /** Points per layer of the interactive map; beyond it the first ones by key are drawn and the caption says so. */
@@ -122,7 +126,8 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
     : { stops: none, pois: none, parking };
   const snapshots = await loadSnapshotReport(db, run.runId, cap);
   const withVehicles: ReportLayers = snapshots ? { ...layers, vehicles: { total: snapshots.vehicles.total, shown: snapshots.vehicles.shown } } : layers;
-  return { run, units, changes: changes.rows, extent, areas, stops, layers: withVehicles, snapshotRun, ...(snapshots ? { snapshots } : {}) };
+  const whatChanged = snapshotRun ? undefined : await loadWhatChangedForRun(db, run);
+  return { run, units, changes: changes.rows, extent, areas, stops, layers: withVehicles, snapshotRun, ...(snapshots ? { snapshots } : {}), ...(whatChanged ? { whatChanged } : {}) };
 }
 
 async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {

@@ -1,3 +1,4 @@
+import { pruneHistoryFor } from '../history/index.js';
 import type { Db } from '../db/connect.js';
 import {
   abandonRun,
@@ -385,6 +386,7 @@ async function finalise(
     log.warn(`${heldDeletionText(h)}. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`);
   }
   await pruneSeen(db.kysely, job.name);
+  await pruneHistoryFor(db.kysely, job.history);
   await refreshAnalystViews(db, { runChanged: Object.values(relations).some((c) => c.inserted + c.updated + c.deleted > 0) });
   const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
   if (stamped) ({ durationS, finaliseS } = stamped);

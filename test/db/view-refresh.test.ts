@@ -6,7 +6,7 @@ import { openTestDb, type TestDb } from '../helpers/db.js';
 
 /**
  * The materialized views are refreshed only when something they read may have changed
- * (sql/017_view_refresh_marks.sql): an unchanged night at 1,000,000 pins spent most of its
+ * (sql/015_view_refresh_marks.sql): an unchanged night at 1,000,000 pins spent most of its
  * finalisation recomputing efa.stop_summary into the same rows.
  */
 describe('analyst view refresh', () => {

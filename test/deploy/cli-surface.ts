@@ -14,7 +14,10 @@ export interface CliOption {
 
 export interface CliSurface {
   readonly commands: ReadonlySet<string>;
+  /** A command's options; `command` may name a subcommand too (`history prune`). */
   options(command: string): Promise<readonly CliOption[]>;
+  /** The subcommands a command groups (`history` → `prune`), empty for most. */
+  subcommands(command: string): Promise<ReadonlySet<string>>;
 }
 
 /** Splits the Options (or Commands) block of commander's help into entries, joining wrapped lines. */
@@ -43,28 +46,35 @@ export async function readCliSurface(): Promise<CliSurface> {
   const top = await runCli(['--help']);
   if (top.code !== 0) throw new Error(`efa-sync --help failed: ${top.stderr}`);
   const commands = new Set(helpEntries(top.stdout, 'Commands').map((e) => e.split(' ')[0] ?? ''));
-  const cache = new Map<string, Promise<readonly CliOption[]>>();
+  const cache = new Map<string, Promise<string>>();
+  const help = (command: string): Promise<string> => {
+    let found = cache.get(command);
+    if (!found) {
+      found = runCli([...command.split(' '), '--help']).then((r) => {
+        if (r.code !== 0) throw new Error(`efa-sync ${command} --help failed: ${r.stderr}`);
+        return r.stdout;
+      });
+      cache.set(command, found);
+    }
+    return found;
+  };
   return {
     commands,
-    options: (command) => {
-      let found = cache.get(command);
-      if (!found) {
-        found = runCli([command, '--help']).then((r) => {
-          if (r.code !== 0) throw new Error(`efa-sync ${command} --help failed: ${r.stderr}`);
-          return helpEntries(r.stdout, 'Options').map(parseOption);
-        });
-        cache.set(command, found);
-      }
-      return found;
-    },
+    options: async (command) => helpEntries(await help(command), 'Options').map(parseOption),
+    subcommands: async (command) => new Set(helpEntries(await help(command), 'Commands').map((e) => e.split(' ')[0] ?? '').filter((c) => c !== 'help')),
   };
 }
 
 /** Problems of one efa-sync argument vector against the CLI: unknown command, unknown flag, bad choice. */
 export async function argvProblems(cli: CliSurface, argv: readonly string[]): Promise<string[]> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '--version') return [];
-  if (!cli.commands.has(command)) return [`unknown command "${command}"`];
+  const [top, ...args] = argv;
+  if (top === undefined || top === '--help' || top === '--version') return [];
+  if (!cli.commands.has(top)) return [`unknown command "${top}"`];
+  const subs = await cli.subcommands(top);
+  const sub = args[0] !== undefined && subs.has(args[0]) ? args[0] : undefined;
+  if (subs.size > 0 && sub === undefined && args[0] !== undefined && !args[0].startsWith('-')) return [`efa-sync ${top}: unknown command "${args[0]}"`];
+  const command = sub === undefined ? top : `${top} ${sub}`;
+  const rest = sub === undefined ? args : args.slice(1);
   const options = await cli.options(command);
   const problems: string[] = [];
   for (let i = 0; i < rest.length; i++) {

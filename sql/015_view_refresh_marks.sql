@@ -1,4 +1,4 @@
--- efa-sync schema, version 17: the materialized views are refreshed only when something they read
+-- efa-sync schema, version 15: the materialized views are refreshed only when something they read
 -- changed. At 1,000,000 pins the CONCURRENTLY refresh of efa.stop_summary (a full recompute and a
 -- diff against the old contents) was the largest part of an unchanged night's finalisation; a night
 -- that changed nothing on the same date produces the same rows, so it is skipped (src/db/views.ts).
