@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { openDb } from '../src/db/connect.js';
 import { DEFAULT_REGION, startSimulator } from '../src/sim/index.js';
-import { runJob, type RunSummary } from '../src/sweep/run.js';
+import { runJob, type RunSummary } from '../src/run/index.js';
 import { createLogger } from '../src/util/log.js';
 import { createScratchDb, inlineJob, postgresReachable, type BenchResult } from './util.js';
 

@@ -30,7 +30,7 @@ import { DEFAULT_REGION } from '../src/sim/index.js';
 import { createJobClient } from '../src/sweep/client.js';
 import { coordRequest } from '../src/sweep/coord.js';
 import { drainQueue } from '../src/sweep/queue.js';
-import type { RunSummary } from '../src/sweep/run.js';
+import type { RunSummary } from '../src/run/index.js';
 import { makeTile } from '../src/tiling/geo.js';
 import type { BBox, Tile } from '../src/tiling/index.js';
 import { createLogger } from '../src/util/log.js';

@@ -14,7 +14,7 @@ import { createRun } from '../src/db/ledger.js';
 import { migrate } from '../src/db/migrate.js';
 import { ensureSnapshotPartitions, writeVehicleSnapshot, type VehicleRow } from '../src/db/snapshots.js';
 import { startSimulator } from '../src/sim/index.js';
-import { runJob } from '../src/sweep/run.js';
+import { runJob } from '../src/run/index.js';
 import { createLogger } from '../src/util/log.js';
 import { createScratchDb, inlineJob, int, postgresReachable, ratio, secs, type BenchLine, type BenchResult } from './util.js';
 

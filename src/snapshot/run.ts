@@ -1,32 +1,15 @@
-import type { Db } from '../db/connect.js';
-import { finishRun, LeaseLostError, stampRunEnd, type OpenedRun } from '../db/ledger.js';
-import type { RunMeta, SnapshotMeta, UnitStats } from '../db/run-record.js';
 import { dropSnapshotPartitions, ensureSnapshotPartitions, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
-import { errorText, ExitCode, isFatal, RunStoppedError } from '../errors.js';
-import type { Job, LoadedJob } from '../job/index.js';
-import type { JobClient } from '../sweep/client.js';
-import { dialectInUse } from '../sweep/client.js';
-import type { RunSummary } from '../sweep/run.js';
+import type { SnapshotMeta, UnitStats } from '../db/run-record.js';
+import { errorText } from '../errors.js';
+import type { Ending, Outcome, RunContext, RunKind } from '../run/kind.js';
+import type { EndStatus } from '../run/summary.js';
 import { regionBBox } from '../tiling/index.js';
-import type { Logger } from '../util/log.js';
 import { redactText } from '../util/redact.js';
 import type { SnapshotContext } from './context.js';
 import { snapshotParking } from './parking.js';
 import { snapshotVehicles } from './vehicles.js';
 
 const dayMs = 86_400_000;
-
-export interface SnapshotRunOptions {
-  readonly db: Db;
-  readonly log: Logger;
-  readonly job: Job;
-  readonly loaded: LoadedJob;
-  readonly run: OpenedRun;
-  readonly secrets: readonly string[];
-  readonly jobClient: JobClient;
-  /** The snapshot time (default: now); tests set it to place snapshots on given days. */
-  readonly takenAt?: Date | undefined;
-}
 
 function unitStats(tiles: readonly SnapshotTileRow[]): UnitStats {
   const n = (s: SnapshotTileRow['status']): number => tiles.filter((t) => t.status === s).length;
@@ -52,17 +35,23 @@ function metaOf(s: Taken, takenAt: Date): SnapshotMeta {
 }
 
 /**
- * One snapshot run: the job's snapshot sweeps at one moment, written at the end in one transaction
- * (each table with one COPY) together with the run's end, so a snapshot is stored whole or not at
+ * The snapshot kind of run: the job's snapshot sweeps at one moment, written at the end in the
+ * transaction that ends the run (each table with one COPY), so a snapshot is stored whole or not at
  * all. A snapshot whose tiles all failed is stored as `failed` with its tiles (the gap is on record);
  * the run is succeeded (0) when every snapshot is complete, failed (1) when none is usable, partial
- * (3) otherwise. Afterwards the partitions past the retention are dropped whole.
+ * (3) otherwise. Afterwards the partitions past the retention are dropped whole. A snapshot is a
+ * moment: an interrupted one is closed, not continued.
  */
-export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
-  const { db, log, job, run } = o;
-  const takenAt = o.takenAt ?? new Date();
+export const snapshotRun: RunKind = {
+  resumable: false,
+  execute: takeSnapshots,
+};
+
+async function takeSnapshots(rc: RunContext): Promise<Outcome> {
+  const { db, log, job, run } = rc;
+  const takenAt = rc.options.takenAt ?? new Date();
   const ctx: SnapshotContext = {
-    db, job, log, region: o.loaded.region, regionBBox: regionBBox(o.loaded.region), client: o.jobClient.client, secrets: o.secrets, takenAt,
+    db, job, log, region: rc.loaded.region, regionBBox: regionBBox(rc.loaded.region), client: rc.jobClient.client, secrets: rc.secrets, takenAt,
   };
   const vehiclesCfg = job.sweeps.vehicles;
   const parkingCfg = job.sweeps.parking;
@@ -76,80 +65,54 @@ export async function runSnapshot(o: SnapshotRunOptions): Promise<RunSummary> {
   } catch (error) {
     failure = error;
   }
-  if (failure instanceof LeaseLostError || failure instanceof RunStoppedError) throw failure;
   const taken: Taken[] = failure === undefined ? [vehicles, parking].filter((s): s is NonNullable<typeof s> => s !== undefined) : [];
+  const snapshots = taken.map((s) => metaOf(s, takenAt));
+  return {
+    failure,
+    async settle(tx) {
+      const ref: SnapshotRef = { runId: run.runId, source: run.source, jobName: job.name, takenAt };
+      if (vehicles && failure === undefined) await writeVehicleSnapshot(tx, ref, vehicles);
+      if (parking && failure === undefined) await writeParkingSnapshot(tx, ref, parking);
+      return endingOf(rc, taken, snapshots, failure);
+    },
+    async tidy() {
+      for (const s of snapshots) {
+        log.info(`${s.kind} snapshot ${s.status}: ${s.rows} rows from ${s.requests} requests (floor ${s.floor})${s.detailRequests > 0 ? `, ${s.detailRequests} detail requests` : ''}`);
+      }
+      const retentionDays = job.snapshots?.retentionDays ?? 90;
+      // Counted from the wall clock when --now is later: a demo against a simulator's future clock must
+      // not drop the days actually collected.
+      const dropped = await dropSnapshotPartitions(db, new Date(Math.min(takenAt.getTime(), Date.now()) - retentionDays * dayMs));
+      if (dropped.length > 0) log.info(`retention (${retentionDays} days): dropped ${dropped.join(', ')}`);
+    },
+    report: async () => ({ snapshots }),
+  };
+}
+
+function endingOf(rc: RunContext, taken: readonly Taken[], snapshots: SnapshotMeta[], failure: unknown): Ending {
   const statuses = taken.map((s) => s.record.status);
-  const status: RunSummary['status'] =
+  const status: EndStatus =
     failure !== undefined || statuses.every((s) => s === 'failed') ? 'failed' : statuses.every((s) => s === 'complete') ? 'succeeded' : 'partial';
   const error =
     failure !== undefined
-      ? redactText(errorText(failure), o.secrets)
+      ? redactText(errorText(failure), rc.secrets)
       : status === 'succeeded'
         ? undefined
         : taken
             .filter((s) => s.record.status !== 'complete')
             .map((s) => `${s.record.kind} snapshot ${s.record.status}: ${s.record.tilesFailed} tile(s) failed, ${s.record.tilesCapped} capped or incomplete (gaps in efa.snapshot_tiles)`)
             .join('; ');
-  const scheduler = o.jobClient.scheduler.stats();
-  const finishedAt = new Date();
-  let durationS = Math.round((finishedAt.getTime() - run.startedAt.getTime()) / 100) / 10;
-  const snapshots = taken.map((s) => metaOf(s, takenAt));
-  const units: RunMeta['units'] = Object.fromEntries(taken.map((s) => [s.record.kind, unitStats(s.tiles)]));
-  const failures = taken.flatMap((s) => s.tiles.filter((t) => t.status === 'failed').map((t) => ({ operation: s.record.kind, unit: t.tileId, error: t.error ?? '' })));
-  const capped = taken.flatMap((s) => s.tiles.filter((t) => t.status === 'capped').map((t) => ({ operation: s.record.kind, unit: t.tileId, hits: t.objects })));
-  const meta: RunMeta = {
-    source: run.source,
-    dialect: dialectInUse(o.jobClient.dialect),
-    requestsByOperation: scheduler.requestsByOperation,
-    retries: scheduler.retries,
-    units,
+  return {
+    status,
+    error,
+    relations: {},
+    messages: [],
+    units: Object.fromEntries(taken.map((s) => [s.record.kind, unitStats(s.tiles)])),
     rejects: 0,
-    failures: failures.slice(0, 50),
-    capped: capped.slice(0, 50),
+    failures: taken.flatMap((s) => s.tiles.filter((t) => t.status === 'failed').map((t) => ({ operation: s.record.kind, unit: t.tileId, error: t.error ?? '' }))),
+    capped: taken.flatMap((s) => s.tiles.filter((t) => t.status === 'capped').map((t) => ({ operation: s.record.kind, unit: t.tileId, hits: t.objects }))),
     incomplete: [],
     heldDeletions: [],
-    durationS,
-    snapshots,
-  };
-  const ref: SnapshotRef = { runId: run.runId, source: run.source, jobName: job.name, takenAt };
-  await db.transaction(async (tx) => {
-    if (vehicles && failure === undefined) await writeVehicleSnapshot(tx, ref, vehicles);
-    if (parking && failure === undefined) await writeParkingSnapshot(tx, ref, parking);
-    await finishRun(tx, run, { status, finishedAt, requests: scheduler.requestsSent, stats: {}, meta, messages: [], error });
-  });
-  for (const s of snapshots) {
-    log.info(`${s.kind} snapshot ${s.status}: ${s.rows} rows from ${s.requests} requests (floor ${s.floor})${s.detailRequests > 0 ? `, ${s.detailRequests} detail requests` : ''}`);
-  }
-  const retentionDays = job.snapshots?.retentionDays ?? 90;
-  // Counted from the wall clock when --now is later: a demo against a simulator's future clock must
-  // not drop the days actually collected.
-  const dropped = await dropSnapshotPartitions(db, new Date(Math.min(takenAt.getTime(), Date.now()) - retentionDays * dayMs));
-  if (dropped.length > 0) log.info(`retention (${retentionDays} days): dropped ${dropped.join(', ')}`);
-  const stamped = await stampRunEnd(db.kysely, run, finishedAt);
-  if (stamped) durationS = stamped.durationS;
-  return {
-    runId: run.runId,
-    job: job.name,
-    source: run.source,
-    dialect: meta.dialect,
-    status,
-    exitCode: failure !== undefined && isFatal(failure) ? ExitCode.usage : { succeeded: ExitCode.succeeded, partial: ExitCode.partial, failed: ExitCode.failed }[status],
-    resumed: false,
-    durationS,
-    requests: scheduler.requestsSent,
-    requestsByOperation: scheduler.requestsByOperation,
-    retries: scheduler.retries,
-    rate: o.jobClient.rateChanges(),
-    relations: {},
-    stats: { _units: units, _rejects: 0 },
-    units,
-    rejects: 0,
-    failures,
-    capped,
-    heldDeletions: [],
-    messages: [],
-    db: db.displayUrl,
-    snapshots,
-    ...(error ? { error } : {}),
+    meta: { snapshots },
   };
 }

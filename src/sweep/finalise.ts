@@ -1,0 +1,173 @@
+import type { Tx } from '../db/connect.js';
+import {
+  analyzeLedger,
+  heldDeletionText,
+  markGone,
+  pruneSeen,
+  relationCounts,
+  seenCount,
+  unitOutcomes,
+  type GoneOutcome,
+  type UnitOutcomes,
+} from '../db/ledger.js';
+import { refreshAnalystViews } from '../db/views.js';
+import type { ServerMessage } from '../efa/index.js';
+import { entities, RELATIONS, type Relation } from '../entities/index.js';
+import { errorText } from '../errors.js';
+import type { LoadedJob } from '../job/index.js';
+import type { Ending, Outcome, RunContext } from '../run/kind.js';
+import type { EndStatus, RunSummary } from '../run/summary.js';
+import { redactDeep, redactText } from '../util/redact.js';
+import type { SweepContext } from './context.js';
+
+/**
+ * The end of a nightly run, in named steps. Before the run's end transaction: say what the sweeps
+ * left (`prepare`). In it (`settle`): re-mark the tiles a silent cap made untrustworthy, read the
+ * units' outcomes, mark gone what the run did not find (only for a run that did not fail, only in its
+ * scope, held by the mass-deletion guard when too many), the status, the error, the counts. After
+ * it (`tidy`): prune old seen sets, refresh the analyst views.
+ */
+export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, phases: NonNullable<RunSummary['phases']>): Outcome {
+  const { db, log, job, run } = rc;
+  const silentCap = ctx.capDetector.effectiveCap;
+  const { requestsSent } = rc.jobClient.scheduler;
+  const budgetSpent = requestsSent >= rc.requestBudget ? rc.requestBudget : undefined;
+  let gone: GoneOutcome = { marked: {}, held: [] };
+  return {
+    failure,
+    async prepare() {
+      // A long finalisation (deletions over a large world) is then not taken for a hang.
+      log.info(`run ${run.runId}: sweeps done after ${phases.sweepS} s; finalising (deletions, counts, run record)`);
+      warnBudgetAndCap(rc, budgetSpent, silentCap);
+      await analyzeLedger(db.kysely);
+    },
+    async settle(tx) {
+      if (silentCap !== undefined) await remarkSilentCap(tx, run.runId, silentCap);
+      const outcomes = await unitOutcomes(tx.kysely, run.runId);
+      if (failure === undefined && outcomes.stored > 0) gone = await markGoneInScope(tx, rc);
+      const status = statusOf(failure, outcomes, gone);
+      return endingOf(rc, ctx, {
+        status,
+        outcomes,
+        gone,
+        error: runError(failure, outcomes, gone, budgetSpent, rc.secrets, ctx.stats.notes),
+        relations: await relationCounts(tx.kysely, run.runId),
+      });
+    },
+    async tidy() {
+      if (ctx.stats.vehiclesNotStored > 0) {
+        log.info(`coordInfo: ${ctx.stats.vehiclesNotStored} sharing vehicle(s) in the answers were not stored as pins (vehicles are the snapshot sweep's time series: sweeps.vehicles)`);
+      }
+      for (const h of gone.held) {
+        log.warn(`${heldDeletionText(h)}. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`);
+      }
+      await pruneSeen(db.kysely, job.name);
+      await refreshAnalystViews(db);
+    },
+    async report() {
+      const coord = job.sweeps.coord;
+      return {
+        ...(coord ? { coord: await coordFloor(rc, rc.jobClient.scheduler.stats().requestsByOperation['coordInfo'] ?? 0, coord.maxPerRequest) } : {}),
+        phases,
+      };
+    },
+  };
+}
+
+function warnBudgetAndCap({ log }: RunContext, budgetSpent: number | undefined, silentCap: number | undefined): void {
+  if (budgetSpent !== undefined) {
+    log.warn(`the run's request budget of ${budgetSpent} requests ran out: the units left were not fetched (the run is partial). If the region really needs more, raise limits.requestBudget in the job.`);
+  }
+  if (silentCap !== undefined) {
+    log.warn(`coordInfo: the server silently stops at ${silentCap} records, below max (proved by a confirming request): ${silentCap} was taken as its cap (tiles that reached it were split, or count as capped)`);
+  }
+}
+
+/** Tiles judged before the server's silent cap was noticed and that answered it are not complete. */
+async function remarkSilentCap(tx: Tx, runId: string, silentCap: number): Promise<void> {
+  await tx.kysely
+    .updateTable('efa.run_tiles')
+    .set({ status: 'capped' })
+    .where('run_id', '=', runId)
+    .where('operation', '=', 'coordInfo')
+    .where('status', '=', 'done')
+    .where('hits', '>=', silentCap)
+    .execute();
+}
+
+async function markGoneInScope(tx: Tx, { job, run, options }: RunContext): Promise<GoneOutcome> {
+  return markGone(tx, run, sweptRelations(job), {
+    maxGonePercent: job.maxGonePercent,
+    accept: options.acceptDeletions ?? false,
+    jobName: job.name,
+    ...(job.sweeps.servingLines?.forStops ? { cycleRuns: { stop_lines: job.sweeps.servingLines.refreshEveryNights } } : {}),
+  });
+}
+
+/**
+ * The relations a job's run may mark gone: those it has a scope for (the entities decide), and
+ * stop-line pairs wherever it looks for stops, since a stop found gone takes its pairs along.
+ */
+function sweptRelations(job: LoadedJob['job']): Relation[] {
+  const looked = RELATIONS.filter((r) => entities[r].scopeOf(job) !== undefined);
+  return looked.includes('pins') && !looked.includes('stop_lines') ? [...looked, 'stop_lines'] : looked;
+}
+
+/**
+ * Capped and incomplete units were stored but may lack objects (nothing in them was marked gone):
+ * like failed units and held deletions, they make a run partial, never a quiet success.
+ */
+function statusOf(failure: unknown, outcomes: UnitOutcomes, gone: GoneOutcome): EndStatus {
+  return failure !== undefined ? 'failed'
+    : outcomes.failed.length === 0 && gone.held.length === 0 && outcomes.untrusted === 0 ? 'succeeded'
+    : outcomes.stored === 0 ? 'failed'
+    : 'partial';
+}
+
+function endingOf(
+  rc: RunContext,
+  ctx: SweepContext,
+  end: { status: EndStatus; outcomes: UnitOutcomes; gone: GoneOutcome; error: string | undefined; relations: Ending['relations'] },
+): Ending {
+  const { stats } = ctx;
+  return {
+    status: end.status,
+    error: end.error,
+    relations: end.relations,
+    messages: redactDeep([...ctx.messages.values()], rc.secrets) as ServerMessage[],
+    units: stats.units,
+    rejects: stats.rejects,
+    failures: end.outcomes.failed,
+    capped: stats.capped,
+    incomplete: stats.incomplete,
+    heldDeletions: end.gone.held,
+    ...(stats.vehiclesNotStored > 0 ? { meta: { vehiclesNotStored: stats.vehiclesNotStored } } : {}),
+  };
+}
+
+function runError(
+  failure: unknown,
+  outcomes: UnitOutcomes,
+  gone: GoneOutcome,
+  budgetSpent: number | undefined,
+  secrets: readonly string[],
+  notes: readonly string[] = [],
+): string | undefined {
+  if (failure !== undefined) return redactText(errorText(failure), secrets);
+  const parts = [
+    ...notes,
+    ...(outcomes.untrusted > 0 ? [`${outcomes.untrusted} unit(s) capped or incomplete: objects may be missing there, and nothing in them was marked gone (see efa.run_tiles)`] : []),
+    ...(budgetSpent !== undefined ? [`request budget of ${budgetSpent} requests exhausted (limits.requestBudget)`] : []),
+    ...(outcomes.failed.length > 0 ? [`${outcomes.failed.length} unit(s) failed after retries`] : []),
+    ...gone.held.map((h) => `deletions held: ${h.relation} would lose ${h.wouldMark} of ${h.liveInScope} rows (maxGonePercent ${h.maxGonePercent}${h.reason && h.reason !== 'share' ? `; ${h.reason}` : ''})`),
+  ];
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** CoordInfo requests against the physical floor ceil(pins / maxPerRequest) of this region. */
+async function coordFloor(rc: RunContext, requests: number, max: number): Promise<NonNullable<RunSummary['coord']>> {
+  const pins = await seenCount(rc.db.kysely, rc.run.runId, 'pins');
+  const floor = Math.max(1, Math.ceil(pins / max));
+  return { requests, pins, floor, ratio: Math.round((requests / floor) * 100) / 100 };
+}
+
