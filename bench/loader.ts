@@ -13,7 +13,8 @@
 import { sql } from 'kysely';
 import { openDb, type Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
-import { createRun, relationCounts, type OpenedRun } from '../src/db/ledger.js';
+import { relationCounts } from '../src/db/ledger.js';
+import { createRun, type OpenedRun } from '../src/db/runs.js';
 import { mergeRows, type MergeCounts } from '../src/db/merge.js';
 import { migrate } from '../src/db/migrate.js';
 import { intArrayLiteral } from '../src/db/pg-array.js';

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import { openDb, type Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
-import { createRun } from '../src/db/ledger.js';
+import { createRun } from '../src/db/runs.js';
 import { migrate } from '../src/db/migrate.js';
 import { ensureSnapshotPartitions, writeVehicleSnapshot, type VehicleRow } from '../src/db/snapshots.js';
 import { startSimulator } from '../src/sim/index.js';

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/connect.js';
-import type { OpenedRun } from '../db/ledger.js';
+import type { OpenedRun } from '../db/runs.js';
 import type { HeldDeletion, RelationCounts, RunMeta, SnapshotMeta } from '../db/run-record.js';
 import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';

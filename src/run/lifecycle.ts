@@ -1,4 +1,4 @@
-import { finishRun, LeaseLostError, requestsSoFar, stampRunEnd } from '../db/ledger.js';
+import { finishRun, LeaseLostError, requestsSoFar, stampRunEnd } from '../db/runs.js';
 import type { RunMeta } from '../db/run-record.js';
 import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.js';
-import { abandonRun, createRun, findUnfinishedRun, takeOverRun, type OpenedRun } from '../db/ledger.js';
+import { abandonRun, createRun, findUnfinishedRun, takeOverRun, type OpenedRun } from '../db/runs.js';
 import { runScope } from '../entities/index.js';
 import type { Job, LoadedJob } from '../job/index.js';
 import type { Logger } from '../util/log.js';

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../db/ledger.js';
+import type { RunStatus } from '../db/runs.js';
 import type { RelationCounts, RelationStats, RunMeta, SnapshotMeta, UnitStats } from '../db/run-record.js';
 import type { ServerMessage } from '../efa/index.js';
 import { ExitCode, exitCodeOf } from '../errors.js';

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/connect.js';
-import { assertLease, insertRejects, type OpenedRun, type RejectInput } from '../db/ledger.js';
+import { insertRejects, type RejectInput } from '../db/ledger.js';
+import { assertLease, type OpenedRun } from '../db/runs.js';
 import { mergeRows } from '../db/merge.js';
 import type { Entity, Relation } from '../entities/index.js';
 import type { EfaClient } from '../efa/client.js';
@@ -182,6 +183,7 @@ export function keepMessages(ctx: SweepContext, messages: readonly ServerMessage
   }
 }
 
+/** Rejects are counted where they are stored (efa.rejects), so a resumed run counts the whole run's. */
 export async function storeRejects(ctx: SweepContext, tx: Tx, unit: string, rejects: readonly RejectInput[]): Promise<void> {
-  ctx.stats.rejects += await insertRejects(tx.kysely, ctx.run, unit, rejects);
+  await insertRejects(tx.kysely, ctx.run, unit, rejects);
 }

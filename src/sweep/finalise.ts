@@ -1,15 +1,6 @@
 import type { Tx } from '../db/connect.js';
-import {
-  analyzeLedger,
-  heldDeletionText,
-  markGone,
-  pruneSeen,
-  relationCounts,
-  seenCount,
-  unitOutcomes,
-  type GoneOutcome,
-  type UnitOutcomes,
-} from '../db/ledger.js';
+import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, unitCounts, unitOutcomes, untrustedUnits, type UnitOutcomes } from '../db/ledger.js';
+import { heldDeletionText, markGone, type GoneOutcome } from '../db/deletion.js';
 import { refreshAnalystViews } from '../db/views.js';
 import type { ServerMessage } from '../efa/index.js';
 import { entities, RELATIONS, type Relation } from '../entities/index.js';
@@ -46,7 +37,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
       const outcomes = await unitOutcomes(tx.kysely, run.runId);
       if (failure === undefined && outcomes.stored > 0) gone = await markGoneInScope(tx, rc);
       const status = statusOf(failure, outcomes, gone);
-      return endingOf(rc, ctx, {
+      return endingOf(rc, ctx, tx, {
         status,
         outcomes,
         gone,
@@ -124,24 +115,34 @@ function statusOf(failure: unknown, outcomes: UnitOutcomes, gone: GoneOutcome): 
     : 'partial';
 }
 
-function endingOf(
+/**
+ * The run's end as the ledger holds it: every count and list is read from efa.run_tiles and
+ * efa.rejects, so a resumed run reports the whole run and tiles re-marked capped count as capped.
+ * Only the sweeps' notes and the vehicles not stored are this process's own.
+ */
+async function endingOf(
   rc: RunContext,
   ctx: SweepContext,
+  tx: Tx,
   end: { status: EndStatus; outcomes: UnitOutcomes; gone: GoneOutcome; error: string | undefined; relations: Ending['relations'] },
-): Ending {
-  const { stats } = ctx;
+): Promise<Ending> {
+  const { runId } = rc.run;
+  const { capped, incomplete } = await untrustedUnits(tx.kysely, runId);
+  // A reason this process saw and the unit's record does not hold (a CoordInfo tile's trust verdict).
+  const seen = new Map(ctx.stats.incomplete.map((i) => [`${i.operation}|${i.unit}`, i.reason]));
+  const { vehiclesNotStored } = ctx.stats;
   return {
     status: end.status,
     error: end.error,
     relations: end.relations,
     messages: redactDeep([...ctx.messages.values()], rc.secrets) as ServerMessage[],
-    units: stats.units,
-    rejects: stats.rejects,
+    units: await unitCounts(tx.kysely, runId),
+    rejects: await rejectCount(tx.kysely, runId),
     failures: end.outcomes.failed,
-    capped: stats.capped,
-    incomplete: stats.incomplete,
+    capped,
+    incomplete: incomplete.map((i) => ({ ...i, reason: seen.get(`${i.operation}|${i.unit}`) ?? i.reason })),
     heldDeletions: end.gone.held,
-    ...(stats.vehiclesNotStored > 0 ? { meta: { vehiclesNotStored: stats.vehiclesNotStored } } : {}),
+    ...(vehiclesNotStored > 0 ? { meta: { vehiclesNotStored } } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
-import { dueStopsPage, nightNumber } from '../db/ledger.js';
+import { dueStopsPage } from '../db/ledger.js';
+import { nightNumber } from '../db/runs.js';
 import { mergeRows } from '../db/merge.js';
 import { lines, stopLines, toLineRow } from '../entities/index.js';
 import type { SweepContext } from './context.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRun } from '../../src/db/ledger.js';
+import { createRun } from '../../src/db/runs.js';
 import { migrate } from '../../src/db/migrate.js';
 import {
   dropSnapshotPartitions,
