@@ -11,7 +11,8 @@
  * On the local PostgreSQL + PostGIS (BENCH_PG_URL); on embedded PGlite too, with fewer rows.
  */
 import { sql } from 'kysely';
-import { openDb, type Db } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
+import type { Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
 import { relationCounts } from '../src/db/ledger.js';
 import { createRun, type OpenedRun } from '../src/db/runs.js';

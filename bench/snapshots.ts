@@ -8,7 +8,8 @@
  *              same columns and indexes, on the same database, in the same run
  */
 import { sql } from 'kysely';
-import { openDb, type Db } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
+import type { Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
 import { createRun } from '../src/db/runs.js';
 import { migrate } from '../src/db/migrate.js';

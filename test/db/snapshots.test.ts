@@ -12,7 +12,7 @@ import {
   type SnapshotStatus,
   type VehicleRow,
 } from '../../src/db/snapshots.js';
-import { openDb } from '../../src/db/connect.js';
+import { openDb } from '../../src/db/open.js';
 import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 
 const box = [9.1, 48.7, 9.2, 48.8] as const;
