@@ -75,7 +75,7 @@ async function benchWriter(label: string, db: Db, n: number): Promise<BenchLine[
   await ensureSnapshotPartitions(db, at);
   await db.transaction((tx) => writeVehicleSnapshot(tx, { runId: run.runId, source: 'bench', jobName: 'bench', takenAt: at }, {
     record: { kind: 'vehicles', status: 'complete', tiles: 1, tilesFailed: 0, tilesCapped: 0, objects: n, requests: 1, detailRequests: 0 },
-    tiles: [{ tileId: 't', parentId: null, depth: 0, bbox: [9.05, 48.7, 9.3, 48.85], status: 'ok', objects: n, stored: n, attempts: 1, error: null }],
+    tiles: [{ tileId: 't', parentId: null, depth: 0, bbox: [9.05, 48.7, 9.3, 48.85], status: 'done', objects: n, stored: n, attempts: 1, error: null }],
     rows: data,
   }));
   const writerMs = performance.now() - t;

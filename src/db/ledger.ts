@@ -3,6 +3,7 @@ import type { Relation } from '../entities/index.js';
 import type { RunRef } from './merge.js';
 import type { RelationCounts, UnitStats } from './run-record.js';
 import type { Database } from './tables.js';
+import type { UnitStatus } from './unit-status.js';
 
 /**
  * The ledger of what a run did: its units (efa.run_tiles), what it rejected (efa.rejects), saw
@@ -11,7 +12,7 @@ import type { Database } from './tables.js';
  * resumed run reports the whole run. The runs' own rows are runs.ts; marking gone is deletion.ts.
  */
 
-export type UnitStatus = 'pending' | 'done' | 'incomplete' | 'split' | 'capped' | 'failed';
+export type { UnitStatus } from './unit-status.js';
 
 export interface TileRecord {
   readonly operation: string;
@@ -33,12 +34,12 @@ export async function recordTiles(db: Kysely<Database>, runId: string, tiles: re
   if (tiles.length === 0) return;
   const bboxText = tiles.map((t) => (t.bbox ? t.bbox.join(',') : null));
   await sql`
-    INSERT INTO efa.run_tiles (run_id, operation, tile_id, parent_id, depth, bbox, subject, status, attempts, hits, split, duration_ms, error)
+    INSERT INTO efa.run_tiles (run_id, operation, tile_id, parent_id, depth, bbox, subject, status, attempts, hits, duration_ms, error)
     SELECT ${runId}::bigint, op, tile_id, parent_id, depth,
            CASE WHEN bbox IS NULL THEN NULL ELSE ST_MakeEnvelope(
              split_part(bbox, ',', 1)::float8, split_part(bbox, ',', 2)::float8,
              split_part(bbox, ',', 3)::float8, split_part(bbox, ',', 4)::float8, 4326) END,
-           subject, status, attempts, hits, status = 'split', duration_ms, error
+           subject, status, attempts, hits, duration_ms, error
     FROM unnest(${tiles.map((t) => t.operation)}::text[], ${tiles.map((t) => t.tileId)}::text[],
                 ${tiles.map((t) => t.parentId ?? null)}::text[], ${tiles.map((t) => t.depth)}::int[], ${bboxText}::text[],
                 ${tiles.map((t) => t.subject ?? null)}::text[],
@@ -46,7 +47,7 @@ export async function recordTiles(db: Kysely<Database>, runId: string, tiles: re
                 ${tiles.map((t) => Math.round(t.durationMs))}::int[], ${tiles.map((t) => t.error ?? null)}::text[])
       AS t(op, tile_id, parent_id, depth, bbox, subject, status, attempts, hits, duration_ms, error)
     ON CONFLICT (run_id, operation, tile_id) DO UPDATE SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
-      hits = EXCLUDED.hits, split = EXCLUDED.split, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
+      hits = EXCLUDED.hits, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
       fetched_at = now()`.execute(db);
 }
 

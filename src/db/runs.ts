@@ -1,3 +1,4 @@
+import { ExitCode, type Terminal } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql, type Kysely } from 'kysely';
@@ -14,9 +15,10 @@ import type { Database } from './tables.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
 /** This process no longer holds the run: another process took it over. Nothing more may be committed. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends Error implements Terminal {
   override name = 'LeaseLostError';
-  readonly exitCode = 1;
+  readonly exitCode = ExitCode.failed;
+  readonly terminal = true;
   constructor(readonly runId: string) {
     super(`run ${runId} was taken over by another process (its lock was lost); this process stops without committing more`);
   }
@@ -69,11 +71,14 @@ export async function takeOverRun(db: Kysely<Database>, runId: string, source: s
 }
 
 /**
- * The fence: inside a write transaction, before anything else, lock this run's row and check that
- * its lease is still ours. A process that lost its lock fails here instead of committing.
+ * The fence and the lease's renewal: inside a write transaction, before anything else, lock this
+ * run's row, check that its lease is still ours, and stamp heartbeat_at (the run's last sign of
+ * life, renewed with every commit). A process that lost its lock fails here instead of committing,
+ * and its stamp is rolled back with the rest.
  */
 export async function assertLease(tx: Tx, run: OpenedRun): Promise<void> {
-  const r = await sql<{ lease: string | null }>`SELECT lease::text AS lease FROM efa.runs WHERE run_id = ${run.runId}::bigint FOR UPDATE`.execute(tx.kysely);
+  const r = await sql<{ lease: string | null }>`
+    UPDATE efa.runs SET heartbeat_at = now() WHERE run_id = ${run.runId}::bigint RETURNING lease::text AS lease`.execute(tx.kysely);
   if (r.rows[0]?.lease !== run.lease) throw new LeaseLostError(run.runId);
 }
 

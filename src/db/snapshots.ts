@@ -3,6 +3,7 @@ import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
 import { stripNul } from '../entities/hash.js';
 import type { Database } from './tables.js';
+import type { UnitStatus } from './unit-status.js';
 
 /**
  * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
@@ -10,7 +11,8 @@ import type { Database } from './tables.js';
  */
 
 export type SnapshotKind = 'vehicles' | 'parking';
-export type SnapshotTileStatus = 'ok' | 'incomplete' | 'capped' | 'split' | 'failed';
+/** A snapshot tile's outcome: the run tiles' words (unit-status.ts); a snapshot plans no pending tile. */
+export type SnapshotTileStatus = Exclude<UnitStatus, 'pending'>;
 export type SnapshotStatus = 'complete' | 'partial' | 'failed';
 
 export interface VehicleRow {

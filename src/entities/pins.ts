@@ -1,4 +1,4 @@
-import type { Pin } from '../efa/records.js';
+import { PARKING, type Pin } from '../efa/records.js';
 import type { Job } from '../job/index.js';
 import { intArrayLiteral } from '../db/pg-array.js';
 import { json, type Entity } from './entity.js';
@@ -72,7 +72,7 @@ type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
 /** The stored pin types a CoordInfo sweep asks for: ANY is every kind but parking, which answers its own switches. */
 export function sweptPinTypes(cfg: CoordSweep): { any: boolean; types: string[] } {
-  return { any: cfg.types.includes('ANY'), types: [...cfg.types.filter((t) => t !== 'ANY'), ...(cfg.parking ? ['PARKING'] : [])] };
+  return { any: cfg.types.includes('ANY'), types: [...cfg.types.filter((t) => t !== 'ANY'), ...(cfg.parking ? [PARKING] : [])] };
 }
 
 export const pins: Entity<PinRow> = {

@@ -13,7 +13,7 @@ const dayMs = 86_400_000;
 
 function unitStats(tiles: readonly SnapshotTileRow[]): UnitStats {
   const n = (s: SnapshotTileRow['status']): number => tiles.filter((t) => t.status === s).length;
-  return { done: n('ok'), incomplete: n('incomplete'), split: n('split'), capped: n('capped'), failed: n('failed') };
+  return { done: n('done'), incomplete: n('incomplete'), split: n('split'), capped: n('capped'), failed: n('failed') };
 }
 
 type Taken = SnapshotWrite<unknown> & { readonly others: number; readonly maxPerRequest: number };

@@ -126,7 +126,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
       rows.set(key, { row, pin });
       stored += 1;
     }
-    const status = verdict.kind === 'capped' ? 'capped' : verdict.kind === 'incomplete' ? 'incomplete' : 'ok';
+    const status = verdict.kind === 'capped' ? 'capped' : verdict.kind === 'incomplete' ? 'incomplete' : 'done';
     if (verdict.kind === 'incomplete') o.log.warn(`${o.label} tile ${tile.id}: ${verdict.reason}; objects may be missing there`);
     record(tile, { status, objects: verdict.received, stored, attempts: result.attempts, error: verdict.kind === 'incomplete' ? verdict.reason : null });
     return redo;
@@ -139,7 +139,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
   const cap = capDetector.effectiveCap;
   if (cap !== undefined) {
     o.log.warn(`${o.label}: the server silently stops at ${cap} objects, below max (proved by a confirming request): taken as its cap`);
-    for (const [id, t] of tiles) if (t.status === 'ok' && t.objects >= cap) tiles.set(id, { ...t, status: 'capped' });
+    for (const [id, t] of tiles) if (t.status === 'done' && t.objects >= cap) tiles.set(id, { ...t, status: 'capped' });
   }
   return { rows, tiles: [...tiles.values()], requests, objects, others };
 }

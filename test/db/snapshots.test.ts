@@ -35,7 +35,7 @@ async function snapshot(t: TestDb, at: string, rows: VehicleRow[], status: Snaps
   await t.db.transaction((tx) =>
     writeVehicleSnapshot(tx, { runId: run.runId, source: 'src', jobName: job, takenAt }, {
       record: record('vehicles', status),
-      tiles: [{ tileId: 't0', parentId: null, depth: 0, bbox: box, status: status === 'complete' ? 'ok' : 'failed', objects: rows.length, stored: rows.length, attempts: 1, error: null }],
+      tiles: [{ tileId: 't0', parentId: null, depth: 0, bbox: box, status: status === 'complete' ? 'done' : 'failed', objects: rows.length, stored: rows.length, attempts: 1, error: null }],
       rows,
     }),
   );
