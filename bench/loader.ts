@@ -20,7 +20,7 @@ import { mergeRows, type MergeCounts } from '../src/db/merge.js';
 import { migrate } from '../src/db/migrate.js';
 import { intArrayLiteral } from '../src/db/pg-array.js';
 import type { Pin } from '../src/efa/records.js';
-import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/entities/index.js';
+import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/relations/index.js';
 import { generateWorld } from '../src/sim/index.js';
 import { createBatchingWriter } from '../src/sweep/context.js';
 import type { Pin as SimPin } from '../src/sim/types.js';

@@ -5,7 +5,7 @@ import type { Job, ResolvedRegion } from '../job/index.js';
 import { loadJob } from '../job/index.js';
 import { countDueStops } from '../db/ledger.js';
 import { nightNumber } from '../db/runs.js';
-import { sourceOf, sweptPinTypes } from '../entities/index.js';
+import { sourceOf, sweptPinTypes } from '../relations/index.js';
 import { planCoordTiles, planRun, type RunPlan } from '../sweep/plan.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { formatTable } from '../util/table.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { entities, type Relation } from '../entities/index.js';
+import { entities, ordered, type Relation } from '../relations/index.js';
 import type { Tx } from './connect.js';
 import type { RunRef } from './merge.js';
 import type { HeldDeletion } from './run-record.js';
@@ -16,8 +16,8 @@ export interface GoneOutcome {
   readonly held: HeldDeletion[];
 }
 
-/** Gone stops take their stop-line pairs along, and a line is gone only once no live pair serves it. */
-const deletionOrder: readonly Relation[] = ['pins', 'stop_lines', 'lines', 'notices', 'sharing_providers', 'operating_areas'];
+/** Gone stops take their stop-line pairs along, and a line is gone only once no live pair serves it (each relation's goneAfter). */
+const deletionOrder: readonly Relation[] = ordered('goneAfter');
 
 /** Below this many rows a share of a relation is never held: a handful is not a mass deletion (a run that empties a relation is held at any size). */
 export const guardFloor = 10;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { PARKING } from '../efa/records.js';
-import { sweptPinTypes } from '../entities/index.js';
+import { sweptPinTypes } from '../relations/index.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { regionBBox } from '../tiling/index.js';
 import type { Database } from './tables.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Relation } from '../entities/index.js';
+import type { Relation } from '../relations/index.js';
 import type { RunRef } from './merge.js';
 import type { RelationCounts, UnitStats } from './run-record.js';
 import type { Database } from './tables.js';

@@ -2,7 +2,7 @@ import { ExitCode, type Terminal } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql, type Kysely } from 'kysely';
-import type { RunScope } from '../entities/index.js';
+import type { RunScope } from '../relations/index.js';
 import type { Tx } from './connect.js';
 import type { RunRef } from './merge.js';
 import { relationCountsSchema, runMetaSchema, type RelationCounts, type RunMeta } from './run-record.js';

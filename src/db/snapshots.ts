@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
-import { stripNul } from '../entities/hash.js';
+import { stripNul } from '../relations/hash.js';
 import type { Database } from './tables.js';
 import type { UnitStatus } from './unit-status.js';
 

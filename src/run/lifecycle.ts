@@ -4,7 +4,7 @@ import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';
 import type { Db } from '../db/connect.js';
 import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
-import { sourceOf } from '../entities/index.js';
+import { sourceOf } from '../relations/index.js';
 import { isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { RequestScheduler } from '../http/types.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.js';
 import { abandonRun, createRun, findUnfinishedRun, takeOverRun, type OpenedRun } from '../db/runs.js';
-import { runScope } from '../entities/index.js';
+import { runScope } from '../relations/index.js';
 import type { Job, LoadedJob } from '../job/index.js';
 import type { Logger } from '../util/log.js';
 import { redactDeep } from '../util/redact.js';

@@ -1,6 +1,6 @@
 import type { ParkingRow, VehicleRow } from '../db/snapshots.js';
 import { PARKING, type Pin } from '../efa/records.js';
-import { pinKey } from '../entities/pins.js';
+import { pinKey } from '../relations/pins.js';
 
 /**
  * CoordInfo records as snapshot rows. efa-api.md shows no field of a sharing vehicle or of the

@@ -2,7 +2,7 @@ import type { SnapshotTileRow } from '../db/snapshots.js';
 import type { EfaResult, Pin } from '../efa/index.js';
 import { errorText, isFatal } from '../errors.js';
 import type { ResolvedRegion } from '../job/index.js';
-import { isSharingVehicle, pinKey } from '../entities/pins.js';
+import { isSharingVehicle, pinKey } from '../relations/pins.js';
 import { createCapDetector, createSpatialCheck, createSplitMemory, inRegion, ownsPoint, splitTile, type AskBox, type BBox, type Tile } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import { redactText } from '../util/redact.js';

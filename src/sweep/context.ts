@@ -3,7 +3,7 @@ import type { Db, Tx } from '../db/connect.js';
 import { insertRejects, type RejectInput } from '../db/ledger.js';
 import { assertLease, type OpenedRun } from '../db/runs.js';
 import { mergeRows } from '../db/merge.js';
-import type { Entity, Relation } from '../entities/index.js';
+import type { Entity, Relation } from '../relations/index.js';
 import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
 import { errorText, isFatal } from '../errors.js';

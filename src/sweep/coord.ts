@@ -1,7 +1,7 @@
 import { recordTiles, type TileRecord } from '../db/ledger.js';
 import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
-import { pins, toPinRow } from '../entities/index.js';
-import { isSharingVehicle, pinKey } from '../entities/pins.js';
+import { pins, toPinRow } from '../relations/index.js';
+import { isSharingVehicle, pinKey } from '../relations/pins.js';
 import type { Job } from '../job/index.js';
 import { createSpatialCheck, inRegion, minTileOf, ownsPoint, splitTile, type AskBox, type BoxAnswer, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';

@@ -3,7 +3,7 @@ import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, unitC
 import { heldDeletionText, markGone, type GoneOutcome } from '../db/deletion.js';
 import { refreshAnalystViews } from '../db/views.js';
 import type { ServerMessage } from '../efa/index.js';
-import { entities, RELATIONS, type Relation } from '../entities/index.js';
+import { entities, RELATIONS, type Relation } from '../relations/index.js';
 import { errorText } from '../errors.js';
 import type { LoadedJob } from '../job/index.js';
 import type { Ending, Outcome, RunContext } from '../run/kind.js';

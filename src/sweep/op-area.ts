@@ -2,7 +2,7 @@ import { booleanIntersects } from '@turf/turf';
 import { mergeRows } from '../db/merge.js';
 import { rejectUnrepairableAreas } from '../db/areas.js';
 import type { OpAreaOptions } from '../efa/index.js';
-import { operatingAreas, regionGeoJson, sharingProviders, toProviderRows } from '../entities/index.js';
+import { operatingAreas, regionGeoJson, sharingProviders, toProviderRows } from '../relations/index.js';
 import { storeRejects, type SweepContext } from './context.js';
 import { radialCircles } from './plan.js';
 import { drainQueue } from './queue.js';
