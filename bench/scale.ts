@@ -28,7 +28,7 @@ import { openDb } from '../src/db/open.js';
 import type { Db } from '../src/db/connect.js';
 import { validateJob, type JobInput } from '../src/job/index.js';
 import { DEFAULT_REGION } from '../src/sim/index.js';
-import { createJobClient } from '../src/sweep/client.js';
+import { createJobClient } from '../src/run/client.js';
 import { coordRequest } from '../src/sweep/coord.js';
 import { drainQueue } from '../src/sweep/queue.js';
 import type { RunSummary } from '../src/run/index.js';

@@ -5,7 +5,7 @@ import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';
 import type { Transport } from '../http/types.js';
 import type { Job, LoadedJob } from '../job/index.js';
-import type { JobClient } from '../sweep/client.js';
+import type { JobClient } from './client.js';
 import type { Logger } from '../util/log.js';
 import type { EndStatus, RunSummary, UnitCounts } from './summary.js';
 

@@ -9,7 +9,7 @@ import { isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { RequestScheduler } from '../http/types.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
 import { snapshotRun } from '../snapshot/run.js';
-import { createJobClient, dialectInUse } from '../sweep/client.js';
+import { createJobClient, dialectInUse } from './client.js';
 import { nightlyRun } from '../sweep/nightly.js';
 import { planRun, radialCircleCount } from '../sweep/plan.js';
 import { failpoint } from '../util/failpoint.js';

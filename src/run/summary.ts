@@ -2,7 +2,7 @@ import type { RunStatus } from '../db/runs.js';
 import type { RelationCounts, RelationStats, RunMeta, SnapshotMeta, UnitStats } from '../db/run-record.js';
 import type { ServerMessage } from '../efa/index.js';
 import { ExitCode, exitCodeOf } from '../errors.js';
-import type { RateHistory } from '../sweep/client.js';
+import type { RateHistory } from './client.js';
 
 /** A run's status once it ended. */
 export type EndStatus = Exclude<RunStatus, 'running'>;
