@@ -16,7 +16,7 @@ import type { RunStats } from './stats.js';
 
 export { errorText, isFatal };
 
-/** Everything one sweep module needs; built once per run by the orchestrator. */
+/** Everything one sweep module needs; built once per run by the nightly kind (nightly.ts). */
 export interface SweepContext {
   readonly db: Db;
   readonly run: OpenedRun;
