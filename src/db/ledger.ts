@@ -4,6 +4,7 @@ import type { RunRef } from './merge.js';
 import type { RelationCounts, UnitStats } from './run-record.js';
 import type { Database } from './tables.js';
 import type { UnitStatus } from './unit-status.js';
+import type { BBox } from '../tiling/types.js';
 
 /**
  * The ledger of what a run did: its units (efa.run_tiles), what it rejected (efa.rejects), saw
@@ -19,7 +20,7 @@ export interface TileRecord {
   readonly tileId: string;
   readonly parentId?: string | undefined;
   readonly depth: number;
-  readonly bbox?: readonly [number, number, number, number] | undefined;
+  readonly bbox?: BBox | undefined;
   /** What the unit is about where that is an object (a stop's ServingLines request: the stop id). */
   readonly subject?: string | undefined;
   readonly status: UnitStatus;
@@ -226,7 +227,7 @@ export async function dueStopsPage(
 export async function countDueStops(
   db: Kysely<Database>,
   source: string,
-  bbox: readonly [number, number, number, number],
+  bbox: BBox,
   q: { all: boolean; everyNights: number; night: number },
 ): Promise<{ known: number; due: number }> {
   const [x0, y0, x1, y1] = bbox;

@@ -4,6 +4,7 @@ import { copyText } from './copy.js';
 import { stripNul } from '../relations/hash.js';
 import type { Database } from './tables.js';
 import type { UnitStatus } from './unit-status.js';
+import type { BBox } from '../tiling/types.js';
 
 /**
  * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
@@ -58,7 +59,7 @@ export interface SnapshotTileRow {
   readonly tileId: string;
   readonly parentId: string | null;
   readonly depth: number;
-  readonly bbox: readonly [number, number, number, number];
+  readonly bbox: BBox;
   readonly status: SnapshotTileStatus;
   readonly objects: number;
   readonly stored: number;
