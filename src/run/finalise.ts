@@ -6,10 +6,10 @@ import type { ServerMessage } from '../efa/index.js';
 import { entities, RELATIONS, type Relation } from '../relations/index.js';
 import { errorText } from '../errors.js';
 import type { LoadedJob } from '../job/index.js';
-import type { Ending, Outcome, RunContext } from '../run/kind.js';
-import type { EndStatus, RunSummary } from '../run/summary.js';
+import type { Ending, Outcome, RunContext } from './kind.js';
+import type { EndStatus, RunSummary } from './summary.js';
 import { redactDeep, redactText } from '../util/redact.js';
-import type { SweepContext } from './context.js';
+import type { SweepContext } from '../sweep/context.js';
 
 /**
  * The end of a nightly run, in named steps. Before the run's end transaction: say what the sweeps

@@ -1,13 +1,13 @@
 import { dropSnapshotPartitions, ensureSnapshotPartitions, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
 import type { SnapshotMeta, UnitStats } from '../db/run-record.js';
 import { errorText } from '../errors.js';
-import type { Ending, Outcome, RunContext, RunKind } from '../run/kind.js';
-import type { EndStatus } from '../run/summary.js';
+import type { Ending, Outcome, RunContext, RunKind } from './kind.js';
+import type { EndStatus } from './summary.js';
 import { regionBBox } from '../tiling/index.js';
 import { redactText } from '../util/redact.js';
-import type { SnapshotContext } from './context.js';
-import { snapshotParking } from './parking.js';
-import { snapshotVehicles } from './vehicles.js';
+import type { SnapshotContext } from '../snapshot/context.js';
+import { snapshotParking } from '../snapshot/parking.js';
+import { snapshotVehicles } from '../snapshot/vehicles.js';
 
 const dayMs = 86_400_000;
 

@@ -1,20 +1,20 @@
 import { finishedUnits, pendingTiles, recordTiles } from '../db/ledger.js';
 import { errorText } from '../errors.js';
 import type { LoadedJob } from '../job/index.js';
-import type { Outcome, RunContext, RunKind } from '../run/kind.js';
-import { seconds } from '../run/summary.js';
+import type { Outcome, RunContext, RunKind } from './kind.js';
+import { seconds } from './summary.js';
 import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
 import { redactText } from '../util/redact.js';
-import { sweepAddInfo } from './add-info.js';
-import { createBatchingWriter, type SweepContext } from './context.js';
-import { pendingRecord, sweepCoord } from './coord.js';
+import { sweepAddInfo } from '../sweep/add-info.js';
+import { createBatchingWriter, type SweepContext } from '../sweep/context.js';
+import { pendingRecord, sweepCoord } from '../sweep/coord.js';
 import { nightlyEnd } from './finalise.js';
-import { sweepOpArea } from './op-area.js';
-import { planCoordTiles } from './plan.js';
-import { Progress } from './progress.js';
-import { sweepServingLines } from './serving-lines.js';
-import { RunStats } from './stats.js';
-import { sweepStopFinder } from './stop-finder.js';
+import { sweepOpArea } from '../sweep/op-area.js';
+import { planCoordTiles } from '../sweep/plan.js';
+import { Progress } from '../sweep/progress.js';
+import { sweepServingLines } from '../sweep/serving-lines.js';
+import { RunStats } from '../sweep/stats.js';
+import { sweepStopFinder } from '../sweep/stop-finder.js';
 
 /**
  * The nightly kind of run: OpArea, CoordInfo, StopFinder, ServingLines and AddInfo in that order,
