@@ -3,7 +3,7 @@ import type { UnitStats } from '../db/run-record.js';
 /**
  * What a sweep notes in memory while it runs. The run's counts (units, rejects, capped and
  * incomplete units, rows per relation) are NOT read from here: the summary reads them from the
- * ledger at the end (sweep/finalise.ts), so they cover a resumed run whole. `units`, `capped` and
+ * ledger at the end (run/finalise.ts), so they cover a resumed run whole. `units`, `capped` and
  * `incomplete` are still written by the CoordInfo sweep and the unit runner; of them only the
  * incomplete tiles' reasons are read (a tile's record does not hold its reason yet).
  */
