@@ -15,14 +15,16 @@
  * phases are compared, with the versions each phase wrote into efa.pins_history.
  */
 import { sql } from 'kysely';
-import { openDb, type Db } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
+import type { Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
-import { createRun, relationCounts, type OpenedRun } from '../src/db/ledger.js';
+import { relationCounts } from '../src/db/ledger.js';
+import { createRun, type OpenedRun } from '../src/db/runs.js';
 import { mergeRows, type MergeCounts } from '../src/db/merge.js';
 import { migrate } from '../src/db/migrate.js';
 import { intArrayLiteral } from '../src/db/pg-array.js';
 import type { Pin } from '../src/efa/records.js';
-import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/entities/index.js';
+import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/relations/index.js';
 import { generateWorld } from '../src/sim/index.js';
 import { createBatchingWriter } from '../src/sweep/context.js';
 import type { Pin as SimPin } from '../src/sim/types.js';

@@ -4,9 +4,9 @@
  * ceil(pins / maxPerRequest), and the entity rows night two wrote (none, for an unchanged API).
  */
 import { sql } from 'kysely';
-import { openDb } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
 import { DEFAULT_REGION, startSimulator } from '../src/sim/index.js';
-import { runJob, type RunSummary } from '../src/sweep/run.js';
+import { runJob, type RunSummary } from '../src/run/index.js';
 import { createLogger } from '../src/util/log.js';
 import { createScratchDb, inlineJob, postgresReachable, type BenchResult } from './util.js';
 

@@ -12,9 +12,9 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openDb } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
 import { DEFAULT_REGION } from '../src/sim/index.js';
-import { runJob } from '../src/sweep/run.js';
+import { runJob } from '../src/run/index.js';
 import { createLogger } from '../src/util/log.js';
 import {
   inlineJob,

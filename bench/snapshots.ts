@@ -8,13 +8,14 @@
  *              same columns and indexes, on the same database, in the same run
  */
 import { sql } from 'kysely';
-import { openDb, type Db } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
+import type { Db } from '../src/db/connect.js';
 import { copyText } from '../src/db/copy.js';
-import { createRun } from '../src/db/ledger.js';
+import { createRun } from '../src/db/runs.js';
 import { migrate } from '../src/db/migrate.js';
 import { ensureSnapshotPartitions, writeVehicleSnapshot, type VehicleRow } from '../src/db/snapshots.js';
 import { startSimulator } from '../src/sim/index.js';
-import { runJob } from '../src/sweep/run.js';
+import { runJob } from '../src/run/index.js';
 import { createLogger } from '../src/util/log.js';
 import { createScratchDb, inlineJob, int, postgresReachable, ratio, secs, type BenchLine, type BenchResult } from './util.js';
 
@@ -74,7 +75,7 @@ async function benchWriter(label: string, db: Db, n: number): Promise<BenchLine[
   await ensureSnapshotPartitions(db, at);
   await db.transaction((tx) => writeVehicleSnapshot(tx, { runId: run.runId, source: 'bench', jobName: 'bench', takenAt: at }, {
     record: { kind: 'vehicles', status: 'complete', tiles: 1, tilesFailed: 0, tilesCapped: 0, objects: n, requests: 1, detailRequests: 0 },
-    tiles: [{ tileId: 't', parentId: null, depth: 0, bbox: [9.05, 48.7, 9.3, 48.85], status: 'ok', objects: n, stored: n, attempts: 1, error: null }],
+    tiles: [{ tileId: 't', parentId: null, depth: 0, bbox: [9.05, 48.7, 9.3, 48.85], status: 'done', objects: n, stored: n, attempts: 1, error: null }],
     rows: data,
   }));
   const writerMs = performance.now() - t;

@@ -4,7 +4,7 @@
  *   npm run docs:schema -- --check   exit 1 when docs/schema.md is out of date (CI)
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { openDb } from '../src/db/connect.js';
+import { openDb } from '../src/db/open.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateSchemaDoc, schemaDocPath } from './schema-docs/index.js';
 

@@ -17,10 +17,16 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 const exitCodes: ReadonlySet<number> = new Set(Object.values(ExitCode));
 
+/** An error that no retry and no other unit can fix: it ends a run at once (isFatal). */
+export interface Terminal {
+  readonly terminal: true;
+}
+
 /** Bad usage, a bad job file or bad configuration: exit 2, with a message naming the field. */
-export class ConfigError extends Error {
+export class ConfigError extends Error implements Terminal {
   override name = 'ConfigError';
   readonly exitCode = ExitCode.usage;
+  readonly terminal = true;
   constructor(
     message: string,
     /** The offending field or option, dotted (`sweeps.coord.maxPerRequest`), when there is one. */
@@ -54,9 +60,10 @@ export class DatabaseUnavailableError extends Error {
  * run is left running, so the next run of the job resumes it. The exit code is the shell's
  * convention, 128 + the signal's number, so a scheduler that sent the signal recognises its own stop.
  */
-export class RunStoppedError extends Error {
+export class RunStoppedError extends Error implements Terminal {
   override name = 'RunStoppedError';
   readonly exitCode: ExitCode;
+  readonly terminal = true;
   constructor(
     readonly signal: 'SIGTERM' | 'SIGINT',
     /** The job whose run stopped, when a run was under way. */
@@ -134,7 +141,8 @@ function ownText(error: Error): string {
 /**
  * Errors that no retry and no other tile can fix (the deployment answers in a projected grid, a
  * bad configuration, a run taken over by another process, a stop signal): they end the run at once.
+ * Each such error says so itself (`terminal`); nothing is inferred from its exit code or its name.
  */
 export function isFatal(error: unknown): boolean {
-  return exitCodeOf(error) === ExitCode.usage || error instanceof RunStoppedError || (error instanceof Error && error.name === 'LeaseLostError');
+  return (error as Partial<Terminal> | null | undefined)?.terminal === true;
 }

@@ -4,7 +4,7 @@ import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
 import { startSimulator } from '../sim/index.js';
 import { writeRunReport } from '../report/index.js';
-import { runJob } from '../sweep/run.js';
+import { runJob } from '../run/index.js';
 import { formatTable } from '../util/table.js';
 import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
 import { printRunSummary } from './run.js';

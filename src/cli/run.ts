@@ -6,8 +6,8 @@ import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../r
 import { pushMetrics, pushgatewayGroupUrl, readPushedLastSuccess } from '../report/metrics-push.js';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { isSnapshotJob, loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
-import type { RateHistory } from '../sweep/client.js';
-import { PROBE_OPERATION, runJob, type RunSummary } from '../sweep/run.js';
+import type { RateHistory } from '../run/client.js';
+import { PROBE_OPERATION, runJob, type RunSummary } from '../run/index.js';
 import { ConfigError, errorText, ExitCode } from '../errors.js';
 import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { repairedAreaGeometry, type AreaRow } from '../entities/index.js';
+import { repairedAreaGeometry, type AreaRow } from '../relations/index.js';
 import type { Database } from './tables.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { entities, RELATIONS, type RunScope } from '../entities/index.js';
+import { entities, RELATIONS, type RunScope } from '../relations/index.js';
 import { validateJob } from '../job/index.js';
 import type { Database } from './tables.js';
 

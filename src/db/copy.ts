@@ -1,4 +1,4 @@
-import type { CopyValue } from '../entities/index.js';
+import type { CopyValue } from '../relations/index.js';
 
 /**
  * PostgreSQL's COPY text format: one line per row, tab between fields, `\N` for null, and

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { sweptPinTypes } from '../entities/index.js';
+import { PARKING } from '../efa/records.js';
+import { sweptPinTypes } from '../relations/index.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { regionBBox } from '../tiling/index.js';
 import type { Database } from './tables.js';
@@ -23,7 +24,7 @@ export async function knownPinPoints(db: Kysely<Database>, source: string, cfg: 
   for (;;) {
     const page = await sql<{ k: string; x: number; y: number }>`
       SELECT pin_key AS k, ST_X(geom) AS x, ST_Y(geom) AS y FROM efa.pins
-      WHERE source = ${source} AND deleted_at IS NULL AND (type = ANY(${types}::text[]) OR (${any}::boolean AND type <> 'PARKING'))
+      WHERE source = ${source} AND deleted_at IS NULL AND (type = ANY(${types}::text[]) OR (${any}::boolean AND type <> ${PARKING}))
         AND geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326) AND pin_key > ${after}
       ORDER BY pin_key LIMIT ${pageSize}`.execute(db);
     if (page.rows.length === 0) break;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Entity, Relation } from '../entities/index.js';
+import type { Entity, Relation } from '../relations/index.js';
 import type { Tx } from './connect.js';
 import { copyText } from './copy.js';
 

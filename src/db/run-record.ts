@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RELATIONS } from '../entities/index.js';
+import { RELATIONS } from '../relations/index.js';
 
 /**
  * The run record: what efa.runs holds about a run besides its status and times. Relation counts

@@ -1,8 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
-import { stripNul } from '../entities/hash.js';
+import { stripNul } from '../relations/hash.js';
 import type { Database } from './tables.js';
+import type { UnitStatus } from './unit-status.js';
+import type { BBox } from '../tiling/types.js';
 
 /**
  * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
@@ -10,7 +12,8 @@ import type { Database } from './tables.js';
  */
 
 export type SnapshotKind = 'vehicles' | 'parking';
-export type SnapshotTileStatus = 'ok' | 'incomplete' | 'capped' | 'split' | 'failed';
+/** A snapshot tile's outcome: the run tiles' words (unit-status.ts); a snapshot plans no pending tile. */
+export type SnapshotTileStatus = Exclude<UnitStatus, 'pending'>;
 export type SnapshotStatus = 'complete' | 'partial' | 'failed';
 
 export interface VehicleRow {
@@ -56,7 +59,7 @@ export interface SnapshotTileRow {
   readonly tileId: string;
   readonly parentId: string | null;
   readonly depth: number;
-  readonly bbox: readonly [number, number, number, number];
+  readonly bbox: BBox;
   readonly status: SnapshotTileStatus;
   readonly objects: number;
   readonly stored: number;

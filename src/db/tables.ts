@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { UnitStatus } from './unit-status.js';
 
 /**
  * Kysely's view of the tables in sql/. The SQL files are the source of truth; this only types
@@ -40,7 +41,7 @@ export interface RunTilesTable {
   parent_id: string | null;
   depth: number;
   bbox: Geometry | null;
-  status: 'pending' | 'done' | 'incomplete' | 'split' | 'capped' | 'failed';
+  status: UnitStatus;
   subject: string | null;
   attempts: number;
   hits: number;

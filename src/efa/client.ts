@@ -26,7 +26,8 @@ import {
 import { buildStopFinder, type StopFinderOptions } from './request/stop-finder.js';
 import { buildCoordInfoParking, type CoordInfoParkingOptions } from './request/coord-parking.js';
 import { buildVehicleDetail, type VehicleDetailOptions } from './request/vehicle-detail.js';
-import { buildUrl, collectSecrets, parseBaseUrl, resolvePaths } from './url.js';
+import { collectSecrets } from '../util/redact.js';
+import { buildUrl, parseBaseUrl, resolvePaths } from './url.js';
 
 export interface EfaClientOptions {
   /** Where the operations live, e.g. `http://127.0.0.1:8080/efa` (a trailing slash is optional). */
@@ -122,7 +123,7 @@ export function createEfaClient(options: EfaClientOptions): EfaClient {
   const paths = resolvePaths(options.paths);
   const dialect = options.dialect ?? jsonDialect;
   const headers = { ...options.headers };
-  const secrets = collectSecrets(base, headers, options.secretNames ?? []);
+  const secrets = collectSecrets({ urls: [base], headers, secretNames: options.secretNames ?? [] });
 
   const url = (operation: Operation, params: Params): URL =>
     buildUrl(base, paths[operation], [...dialect.extraParams(operation), ...params]);

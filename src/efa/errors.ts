@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode, type Terminal } from '../errors.js';
 import type { RetryHint } from '../http/types.js';
 import type { Operation } from './operations.js';
 
@@ -90,9 +90,10 @@ export class EfaShapeError extends EfaError {
  * and storing them would be wrong, so this is a configuration error: exit 2. What to do depends on
  * whether the request carried `coordOutputFormat` (legacy and rapidjson send it, json does not).
  */
-export class EfaCoordinateFormatError extends EfaError {
+export class EfaCoordinateFormatError extends EfaError implements Terminal {
   readonly retryable = false;
   readonly exitCode = ExitCode.usage;
+  readonly terminal = true;
   /** The `coordOutputFormat` the request carried (the first one), or undefined when it sent none. */
   readonly sentCoordOutputFormat: string | undefined;
 
@@ -114,9 +115,10 @@ export class EfaCoordinateFormatError extends EfaError {
  * a legacy body read as rapidJSON). Every record would be rejected or the answer refused, and no
  * retry changes that, so this is a configuration error (exit 2) that names the setting to change.
  */
-export class EfaDialectMismatchError extends EfaError {
+export class EfaDialectMismatchError extends EfaError implements Terminal {
   readonly retryable = false;
   readonly exitCode = ExitCode.usage;
+  readonly terminal = true;
 
   constructor(
     ctx: ReplyContext,

@@ -19,7 +19,7 @@ export {
 } from './errors.js';
 export * from './records.js';
 export { toQueryString, toSearchParams, type Param, type Params } from './params.js';
-export { COORD_SYSTEM, formatCoord, formatCoordRadius, boxCorners, type BBox, type LonLat } from './format/coord.js';
+export { COORD_SYSTEM, formatCoord, formatCoordRadius, boxCorners, type LonLat } from './format/coord.js';
 export { formatAddInfoDate, formatDeadline, type CalendarDate } from './format/date.js';
 export { bitmask, joinColon, motBitmask } from './format/lists.js';
 export { parseRetryAfter } from './retry-after.js';

@@ -117,6 +117,9 @@ export const serverMessageSchema = z.object({
   attrs: attrsSchema,
 });
 
+/** The pin type every dialect normalises a car park to: parking is swept as pins by night and snapshotted by day. */
+export const PARKING = 'PARKING';
+
 export type Coord = z.infer<typeof coordSchema>;
 export type Pin = z.infer<typeof pinSchema>;
 export type AssignedStop = z.infer<typeof assignedStopSchema>;

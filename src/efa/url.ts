@@ -1,7 +1,6 @@
 import { EfaParameterError } from './errors.js';
 import { OPERATION_PATHS, OPERATIONS, isOperation, type Operation, type PathOverrides } from './operations.js';
 import { toQueryString, type Params } from './params.js';
-import { collectSecrets as collectSecretValues } from '../util/redact.js';
 
 /** Never echo the URL itself: it may carry an API key. */
 export function parseBaseUrl(baseUrl: string | URL): URL {
@@ -50,13 +49,4 @@ export function buildUrl(base: URL, path: string, params: Params): URL {
   url.search = [own, query].filter((part) => part !== '').join('&');
   url.hash = '';
   return url;
-}
-
-/**
- * Every value that must not appear in an error: credentials in the base URL, and query
- * parameters or headers that are marked secret or look like it, in every encoding a server may
- * echo. The rules live in src/util/redact.ts; this keeps the client's signature.
- */
-export function collectSecrets(base: URL, headers: Readonly<Record<string, string>>, secretNames: readonly string[]): string[] {
-  return collectSecretValues({ urls: [base], headers, secretNames });
 }

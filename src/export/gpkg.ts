@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { ColumnKind, ExportRelation, ExportRow } from './relation.js';
 import type { ExportWriter, WriterModule } from './writer.js';
+import type { BBox } from '../tiling/types.js';
 
 /**
  * GeoPackage 1.3 (OGC 12-128r17), written table by table: gpkg_spatial_ref_sys with its three
@@ -55,7 +56,7 @@ const sqliteTypes: Record<ColumnKind, string> = {
 const q = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** GeoPackage binary: 'GP', version 0, flags, srs_id, the envelope (none for a point), then the WKB. */
-export function gpkgGeometry(wkb: Uint8Array, srid: number, bbox: readonly [number, number, number, number], isPoint: boolean): Buffer {
+export function gpkgGeometry(wkb: Uint8Array, srid: number, bbox: BBox, isPoint: boolean): Buffer {
   const envelope = isPoint ? 0 : 1;
   const header = Buffer.alloc(8 + (envelope ? 32 : 0));
   header.write('GP', 0, 'latin1');

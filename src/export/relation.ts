@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/connect.js';
 import { ConfigError } from '../errors.js';
+import type { BBox } from '../tiling/types.js';
 
 /**
  * What a column becomes in a file. Every value reaches a writer already in this form: the SELECT
@@ -49,7 +50,7 @@ export interface ExportRow {
   /** WKB (little-endian) or GeoJSON text; null for a row without geometry. */
   readonly geometry: Uint8Array | string | null;
   /** The geometry's bounding box [minX, minY, maxX, maxY]; null without geometry. */
-  readonly bbox: readonly [number, number, number, number] | null;
+  readonly bbox: BBox | null;
   /** The OGC type name of the row's geometry (Point, MultiPolygon, …). */
   readonly geometryType: string | null;
   /** For the lonlat encoding: a point on the geometry, and its WKT when it is not a point. */

@@ -1,6 +1,6 @@
 import type { RejectInput } from '../db/ledger.js';
 import { isDuplicateReject, type EfaResult, type Pin } from '../efa/index.js';
-import { isSharingVehicle, pinKey } from '../entities/pins.js';
+import { isSharingVehicle, pinKey } from '../relations/pins.js';
 import type { BBox, BoxAnswer } from '../tiling/index.js';
 
 /**

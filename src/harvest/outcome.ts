@@ -1,12 +1,13 @@
 import type { RejectInput } from '../db/ledger.js';
+import type { KeptStatus } from '../db/unit-status.js';
 import type { EfaResult, Pin } from '../efa/index.js';
 import { errorText } from '../errors.js';
 import { inRegion, ownsPoint, type BBox, type Region, type Tile } from '../tiling/index.js';
 import { redactText } from '../util/redact.js';
 import type { BoxVerdict } from './judge.js';
 
-/** How a kept answer stands: complete (it may delete), cut at the cap, or missing records. */
-export type KeptStatus = 'done' | 'capped' | 'incomplete';
+/** How a kept answer stands: complete (it may delete), cut at the cap, or missing records (the ledger's words). */
+export type { KeptStatus };
 
 /**
  * What one box answer comes to. `failed`: nothing of it is stored (the request failed, or the answer

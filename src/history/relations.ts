@@ -1,4 +1,4 @@
-import type { Relation } from '../entities/index.js';
+import type { Relation } from '../relations/index.js';
 
 /**
  * The relations that keep every version (sql/014_history.sql): each has efa.<relation>_history,

@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode, type Terminal } from '../errors.js';
 import { redactUrl } from '../util/redact.js';
 import type { RetryHint } from './types.js';
 
@@ -59,10 +59,11 @@ export class ResponseTooLarge extends Error implements RetryHint {
  * or port), where the request's headers (API keys) must not go; or round in circles. A base URL
  * that redirects is a configuration matter (exit 2): point `baseUrl` at the final address.
  */
-export class RedirectRefused extends Error implements RetryHint {
+export class RedirectRefused extends Error implements RetryHint, Terminal {
   override readonly name = 'RedirectRefused';
   readonly retryable = false;
   readonly exitCode = ExitCode.usage;
+  readonly terminal = true;
   readonly from: string;
   readonly to: string | undefined;
 

@@ -30,5 +30,4 @@ export {
   type SchedulerStats,
 } from './scheduler.js';
 export { systemClock, sleep, type Clock } from './clock.js';
-export { redactUrl } from './redact.js';
 export { parseRetryAfter } from './retry-after.js';

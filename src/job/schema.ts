@@ -275,5 +275,6 @@ export const jobSchema = z.strictObject({
 export type JobInput = z.input<typeof jobSchema>;
 /** A validated job with defaults applied. */
 export type Job = z.output<typeof jobSchema>;
-export type BBox = z.output<typeof bboxSchema>;
+/** A job's `region.bbox` once validated: the one bbox type of the project (tiling/types.ts). */
+export type { BBox } from '../tiling/types.js';
 export type RegionGeometry = z.output<typeof regionGeometrySchema>;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { density, densityScale } from './map.js';
-import type { BBox, ReportArea, ReportLayers, ReportUnit } from './queries.js';
+import type { BBox } from '../tiling/types.js';
+import type { ReportArea, ReportLayers, ReportUnit } from './queries.js';
 
 /**
  * The report's interactive map: Leaflet (from npm, inlined, no tile server) over a graticule, with

@@ -1,5 +1,6 @@
 import { esc, num, px } from './escape.js';
-import type { BBox, ReportArea, ReportStops, ReportUnit } from './queries.js';
+import type { BBox } from '../tiling/types.js';
+import type { ReportArea, ReportStops, ReportUnit } from './queries.js';
 
 export interface MapInput {
   readonly extent: BBox;

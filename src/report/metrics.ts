@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { RunSummary } from '../sweep/run.js';
+import type { RunSummary } from '../run/index.js';
 
 /**
  * The run summary in the Prometheus text exposition format, for node_exporter's textfile

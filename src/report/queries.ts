@@ -1,6 +1,8 @@
+import type { BBox } from '../tiling/types.js';
 import { readRelationCounts, readRunMeta, type RelationCounts, type RunMeta } from '../db/run-record.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
+import { PARKING } from '../efa/records.js';
 import { ConfigError } from '../errors.js';
 
 /** `--run` names no run (or there is none yet): bad usage, exit 2. */
@@ -12,7 +14,6 @@ export class RunNotFoundError extends ConfigError {
   override name = 'RunNotFoundError';
 }
 
-export type BBox = readonly [number, number, number, number];
 
 export interface ReportRun {
   readonly runId: string;
@@ -120,7 +121,7 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
   const stops = extent ? await loadStops(db, extent, opts.maxStopDots ?? maxStopDots) : { total: 0, cellDeg: null, dots: [] };
   const none: ReportPoints = { total: 0, shown: [] };
   const cap = opts.maxLayerPoints ?? maxLayerPoints;
-  const parking = snapshotRun ? await loadParkingSnapshot(db, run.runId, cap) : extent ? await loadPoints(db, extent, ['PARKING'], cap) : none;
+  const parking = snapshotRun ? await loadParkingSnapshot(db, run.runId, cap) : extent ? await loadPoints(db, extent, [PARKING], cap) : none;
   const layers: ReportLayers = extent
     ? { stops: await loadPoints(db, extent, ['STOP'], cap), pois: await loadPoints(db, extent, ['POI_POINT', 'POI_AREA'], cap), parking }
     : { stops: none, pois: none, parking };
@@ -166,7 +167,7 @@ async function loadUnits(db: Db, runId: string): Promise<ReportUnit[]> {
 }
 
 /**
- * A snapshot run's tiles as units: `ok` is done, `incomplete` counts with capped (as in
+ * A snapshot run's tiles as units (the run tiles' words since sql/016): `incomplete` counts with capped (as in
  * efa.snapshots.tiles_capped: objects may be missing there). A snapshot has one moment, so each
  * tile is placed at it with no duration.
  */
@@ -178,7 +179,7 @@ async function loadSnapshotUnits(db: Db, runId: string): Promise<ReportUnit[]> {
     SELECT kind, tile_id, status, objects, attempts, error, (extract(epoch FROM taken_at) * 1000)::float8 AS taken_ms,
            ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
     FROM efa.snapshot_tiles WHERE run_id = ${runId}::bigint ORDER BY kind DESC, depth, tile_id`.execute(db.kysely);
-  const statusOf: Readonly<Record<string, ReportUnit['status']>> = { ok: 'done', incomplete: 'capped', capped: 'capped', split: 'split', failed: 'failed' };
+  const statusOf: Readonly<Record<string, ReportUnit['status']>> = { done: 'done', incomplete: 'capped', capped: 'capped', split: 'split', failed: 'failed' };
   return r.rows.map((t) => ({
     // The kinds' tiles are planned apart and may share ids: the kind makes them unique on the map.
     operation: t.kind, tileId: `${t.kind}:${t.tile_id}`, status: statusOf[t.status] ?? 'failed', hits: t.objects, attempts: t.attempts, durationMs: 0,

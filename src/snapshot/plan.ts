@@ -44,7 +44,7 @@ export const leafTiles = (tiles: readonly SnapshotTileRow[]): SnapshotTileRow[] 
 export function snapshotStatus(tiles: readonly SnapshotTileRow[]): SnapshotStatus {
   const leaves = leafTiles(tiles);
   if (leaves.length === 0 || leaves.every((t) => t.status === 'failed')) return 'failed';
-  return leaves.every((t) => t.status === 'ok') ? 'complete' : 'partial';
+  return leaves.every((t) => t.status === 'done') ? 'complete' : 'partial';
 }
 
 /** What one snapshot of a kind took, from its tiles: leaves only (split tiles' answers repeat in their children). */

@@ -1,6 +1,6 @@
 import type { ParkingRow, VehicleRow } from '../db/snapshots.js';
-import type { Pin } from '../efa/index.js';
-import { pinKey } from '../entities/pins.js';
+import { PARKING, type Pin } from '../efa/records.js';
+import { pinKey } from '../relations/pins.js';
 
 /**
  * CoordInfo records as snapshot rows. efa-api.md shows no field of a sharing vehicle or of the
@@ -9,7 +9,7 @@ import { pinKey } from '../entities/pins.js';
  */
 
 export function isParking(pin: Pin): boolean {
-  return pin.type.toUpperCase() === 'PARKING';
+  return pin.type.toUpperCase() === PARKING;
 }
 
 type Attrs = Readonly<Record<string, unknown>>;

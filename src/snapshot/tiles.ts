@@ -80,7 +80,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
         rows.set(key, { row, pin });
         stored += 1;
       }
-      record(tile, { status: snapshotStatus(outcome.status), objects: outcome.received, stored, attempts: outcome.attempts, error: outcome.reason ?? null }, outcome.status);
+      record(tile, { status: outcome.status, objects: outcome.received, stored, attempts: outcome.attempts, error: outcome.reason ?? null }, outcome.status);
     },
   };
   const end = await sweepBoxes(o.tiles, o.request, step, sink, { concurrency: o.concurrency, log: o.log, secrets: o.secrets });
@@ -89,9 +89,6 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
   // A tile judged while a confirmation was still under way, and that reached the cap, may lack objects.
   const cap = step.silentCap;
   if (cap !== undefined) o.log.warn(silentCapWarning(o.label, cap));
-  const out = [...tiles.values()].map(({ kept, ...t }) => (kept === undefined ? t : { ...t, status: snapshotStatus(afterSilentCap(cap, kept, t.objects)) }));
+  const out = [...tiles.values()].map(({ kept, ...t }) => (kept === undefined ? t : { ...t, status: afterSilentCap(cap, kept, t.objects) }));
   return { rows, tiles: out, requests: end.requests + end.confirming, objects, others };
 }
-
-/** A snapshot tile says `ok` where a run tile says `done`. */
-const snapshotStatus = (s: KeptStatus): SnapshotTileRow['status'] => (s === 'done' ? 'ok' : s);

@@ -1,6 +1,6 @@
 import { mergeRows } from '../db/merge.js';
 import type { AddInfoOptions } from '../efa/index.js';
-import { notices, toNoticeRow, withPublication } from '../entities/index.js';
+import { notices, toNoticeRow, withPublication } from '../relations/index.js';
 import type { SweepContext } from './context.js';
 import { runUnit } from './unit.js';
 

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/connect.js';
-import { assertLease, insertRejects, type OpenedRun, type RejectInput } from '../db/ledger.js';
+import { insertRejects, type RejectInput } from '../db/ledger.js';
+import { assertLease, type OpenedRun } from '../db/runs.js';
 import { mergeRows } from '../db/merge.js';
-import type { Entity, Relation } from '../entities/index.js';
+import type { Entity, Relation } from '../relations/index.js';
 import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
-import { errorText, isFatal } from '../errors.js';
+import { isFatal } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import type { BBox, CapDetector, SplitMemory } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
@@ -13,9 +14,7 @@ import type { Progress } from './progress.js';
 import type { RunStats } from './stats.js';
 
 
-export { errorText, isFatal };
-
-/** Everything one sweep module needs; built once per run by the orchestrator. */
+/** Everything one sweep module needs; built once per run by the nightly kind (nightly.ts). */
 export interface SweepContext {
   readonly db: Db;
   readonly run: OpenedRun;
@@ -182,6 +181,7 @@ export function keepMessages(ctx: SweepContext, messages: readonly ServerMessage
   }
 }
 
+/** Rejects are counted where they are stored (efa.rejects), so a resumed run counts the whole run's. */
 export async function storeRejects(ctx: SweepContext, tx: Tx, unit: string, rejects: readonly RejectInput[]): Promise<void> {
-  ctx.stats.rejects += await insertRejects(tx.kysely, ctx.run, unit, rejects);
+  await insertRejects(tx.kysely, ctx.run, unit, rejects);
 }

@@ -1,12 +1,13 @@
 import { recordTiles, type TileRecord } from '../db/ledger.js';
 import type { CoordInfoBoxOptions } from '../efa/index.js';
-import { pins, toPinRow } from '../entities/index.js';
-import { isSharingVehicle } from '../entities/pins.js';
+import { pins, toPinRow } from '../relations/index.js';
+import { isSharingVehicle } from '../relations/pins.js';
 import { createBoxStep, sweepBoxes, type BoxSink, type TileOutcome } from '../harvest/index.js';
 import type { Job } from '../job/index.js';
 import { minTileOf, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
-import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
+import { errorText, isFatal } from '../errors.js';
+import { keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;

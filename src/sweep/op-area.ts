@@ -2,11 +2,12 @@ import { booleanIntersects } from '@turf/turf';
 import { mergeRows } from '../db/merge.js';
 import { rejectUnrepairableAreas } from '../db/areas.js';
 import type { OpAreaOptions } from '../efa/index.js';
-import { operatingAreas, regionGeoJson, sharingProviders, toProviderRows } from '../entities/index.js';
+import { operatingAreas, regionGeoJson, sharingProviders, toProviderRows } from '../relations/index.js';
 import { storeRejects, type SweepContext } from './context.js';
 import { radialCircles } from './plan.js';
 import { drainQueue } from './queue.js';
 import { runUnit } from './unit.js';
+import type { BBox } from '../tiling/types.js';
 
 /**
  * OpArea: `ALL` once, or `RADIAL` around each cell of a grid over the region. Providers and areas
@@ -22,7 +23,7 @@ export async function sweepOpArea(ctx: SweepContext): Promise<void> {
     operatingZoneGeometry: cfg.geometry,
     ...(cfg.vehicleKinds ? { vehSF: cfg.vehicleKinds } : {}),
   };
-  const requests: { id: string; options: OpAreaOptions; bbox?: readonly [number, number, number, number] }[] = [];
+  const requests: { id: string; options: OpAreaOptions; bbox?: BBox }[] = [];
   if (cfg.mode === 'ALL') {
     requests.push({ id: 'all', options: { opareaSM: 'ALL', ...common } });
   } else {

@@ -1,6 +1,7 @@
-import { dueStopsPage, nightNumber } from '../db/ledger.js';
+import { dueStopsPage } from '../db/ledger.js';
+import { nightNumber } from '../db/runs.js';
 import { mergeRows } from '../db/merge.js';
-import { lines, stopLines, toLineRow } from '../entities/index.js';
+import { lines, stopLines, toLineRow } from '../relations/index.js';
 import type { SweepContext } from './context.js';
 import { drainQueue } from './queue.js';
 import { runUnit } from './unit.js';

@@ -1,12 +1,14 @@
 import type { UnitStats } from '../db/run-record.js';
 
 /**
- * What a run counts in memory while it sweeps. Rows per relation are not counted here: they come
- * from efa.changes and efa.run_seen at the end (the ledger), so they survive a resume.
+ * What a sweep notes in memory while it runs. The run's counts (units, rejects, capped and
+ * incomplete units, rows per relation) are NOT read from here: the summary reads them from the
+ * ledger at the end (run/finalise.ts), so they cover a resumed run whole. `units`, `capped` and
+ * `incomplete` are still written by the CoordInfo sweep and the unit runner; of them only the
+ * incomplete tiles' reasons are read (a tile's record does not hold its reason yet).
  */
 export class RunStats {
   readonly units: Record<string, UnitStats> = {};
-  rejects = 0;
   readonly capped: { operation: string; unit: string; hits: number }[] = [];
   readonly incomplete: { operation: string; unit: string; reason: string }[] = [];
   /** Sharing vehicles CoordInfo answered and the run did not store as pins (they belong to the snapshot sweep). */

@@ -1,7 +1,7 @@
 import { seenInRun } from '../db/ledger.js';
 import { mergeRows } from '../db/merge.js';
 import type { Location, Pin } from '../efa/index.js';
-import { pins, toPinRow } from '../entities/index.js';
+import { pins, toPinRow } from '../relations/index.js';
 import type { SweepContext } from './context.js';
 import { drainQueue } from './queue.js';
 import { runUnit } from './unit.js';

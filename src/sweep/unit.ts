@@ -3,7 +3,8 @@ import { recordTiles, type TileRecord, type UnitStatus } from '../db/ledger.js';
 import { isDuplicateReject, type EfaResult } from '../efa/index.js';
 import { allRejected } from '../harvest/index.js';
 import { failpoint } from '../util/failpoint.js';
-import { errorText, isFatal, keepMessages, storeRejects, type SweepContext } from './context.js';
+import { errorText, isFatal } from '../errors.js';
+import { keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
 
 export interface Unit {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDb } from '../../src/db/index.js';
-import { createRun } from '../../src/db/ledger.js';
+import { createRun } from '../../src/db/runs.js';
 import { probeUpstream, UpstreamConfigError, assertUpstreamUsable } from '../../src/efa/probe.js';
 import type { JobInput } from '../../src/job/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
 

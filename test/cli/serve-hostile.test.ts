@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator } from '../../src/sim/index.js';
-import { runJob } from '../../src/sweep/run.js';
+import { runJob } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { runCli } from '../helpers/cli.js';
 import { inlineJob } from '../helpers/job.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type Served } from '../../src/cli/serve.js';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator } from '../../src/sim/index.js';
-import { runJob } from '../../src/sweep/run.js';
+import { runJob } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { inlineJob } from '../helpers/job.js';
 

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator, vehiclesAt, type Simulator } from '../../src/sim/index.js';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 
 /**

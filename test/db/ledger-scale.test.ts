@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
-import { createRun, markGone, type OpenedRun } from '../../src/db/ledger.js';
-import type { RunScope } from '../../src/entities/index.js';
+import { createRun, type OpenedRun } from '../../src/db/runs.js';
+import { markGone } from '../../src/db/deletion.js';
+import type { RunScope } from '../../src/relations/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 
 /**

@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
 import { rejectUnrepairableAreas } from '../../src/db/areas.js';
-import { createRun, type OpenedRun } from '../../src/db/ledger.js';
+import { createRun, type OpenedRun } from '../../src/db/runs.js';
 import { mergeRows } from '../../src/db/merge.js';
 import type { Pin } from '../../src/efa/records.js';
-import { lines, operatingAreas, pins, stopLines, toLineRow, toPinRow, toProviderRows } from '../../src/entities/index.js';
+import { lines, operatingAreas, pins, stopLines, toLineRow, toPinRow, toProviderRows } from '../../src/relations/index.js';
 import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 
 const stop = (id: string, name: string, lon = 9.18, lat = 48.78): Pin => ({

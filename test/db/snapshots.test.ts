@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRun } from '../../src/db/ledger.js';
+import { createRun } from '../../src/db/runs.js';
 import { migrate } from '../../src/db/migrate.js';
 import {
   dropSnapshotPartitions,
@@ -12,7 +12,7 @@ import {
   type SnapshotStatus,
   type VehicleRow,
 } from '../../src/db/snapshots.js';
-import { openDb } from '../../src/db/connect.js';
+import { openDb } from '../../src/db/open.js';
 import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 
 const box = [9.1, 48.7, 9.2, 48.8] as const;
@@ -35,7 +35,7 @@ async function snapshot(t: TestDb, at: string, rows: VehicleRow[], status: Snaps
   await t.db.transaction((tx) =>
     writeVehicleSnapshot(tx, { runId: run.runId, source: 'src', jobName: job, takenAt }, {
       record: record('vehicles', status),
-      tiles: [{ tileId: 't0', parentId: null, depth: 0, bbox: box, status: status === 'complete' ? 'ok' : 'failed', objects: rows.length, stored: rows.length, attempts: 1, error: null }],
+      tiles: [{ tileId: 't0', parentId: null, depth: 0, bbox: box, status: status === 'complete' ? 'done' : 'failed', objects: rows.length, stored: rows.length, attempts: 1, error: null }],
       rows,
     }),
   );

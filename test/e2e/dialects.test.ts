@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimDialect, type Simulator } from '../../src/sim/index.js';
 import { readRunMeta } from '../../src/db/run-record.js';
-import { runJob } from '../../src/sweep/run.js';
+import { runJob } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { dbComparable, truthComparable, type Comparable } from '../helpers/compare.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RequestLogEntry, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { runCli } from '../helpers/cli.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobInput } from '../../src/job/index.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { capturingLogger, changesOf, goneButStillThere, pinCounts, receivedButMissing, watchMemory } from '../helpers/hostile-checks.js';
 import {

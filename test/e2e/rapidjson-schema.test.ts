@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/http/types.js';
 import type { JobInput } from '../../src/job/index.js';
-import { runJob } from '../../src/sweep/run.js';
+import { runJob } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { inlineJob } from '../helpers/job.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { bboxPolygon, booleanIntersects } from '@turf/turf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';

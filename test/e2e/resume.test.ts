@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { runCli } from '../helpers/cli.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';

@@ -4,7 +4,7 @@ import { openDb, type Db } from '../../src/db/index.js';
 import { knownPinPoints } from '../../src/db/known.js';
 import type { JobInput } from '../../src/job/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';

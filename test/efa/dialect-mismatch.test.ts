@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createAutoDialect, dialects } from '../../src/efa/dialects/index.js';
 import { foreignDialectOf } from '../../src/efa/dialects/recognise.js';
 import { EfaCoordinateFormatError, EfaDialectMismatchError } from '../../src/efa/errors.js';
-import { isFatal } from '../../src/sweep/context.js';
+import { isFatal } from '../../src/errors.js';
 import { json, pinsBody, rejection, setup } from './fakes.js';
 
 const load = (file: string): unknown => JSON.parse(readFileSync(`/work/shared/efa-samples/${file}`, 'utf8')) as unknown;

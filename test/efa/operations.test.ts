@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EfaParameterError } from '../../src/efa/errors.js';
 import { OPERATION_PATHS, OPERATIONS, isOperation, type Operation } from '../../src/efa/operations.js';
-import { buildUrl, collectSecrets, parseBaseUrl, resolvePaths } from '../../src/efa/url.js';
+import { buildUrl, parseBaseUrl, resolvePaths } from '../../src/efa/url.js';
+import { collectSecrets } from '../../src/util/redact.js';
 
 describe('operations', () => {
   it('maps the five operations to their fixed paths', () => {
@@ -70,7 +71,7 @@ describe('URL building', () => {
 
   it('collects secrets from marked or secret-looking names', () => {
     const base = parseBaseUrl('https://user:pw1234@h/efa?apikey=K%2F1&lang=de&client=abc');
-    const secrets = collectSecrets(base, { Authorization: 'Bearer tok-123456789', 'X-Client': 'abc', Accept: 'json' }, ['client']);
+    const secrets = collectSecrets({ urls: [base], headers: { Authorization: 'Bearer tok-123456789', 'X-Client': 'abc', Accept: 'json' }, secretNames: ['client'] });
     expect(secrets).toContain('K/1');
     expect(secrets).toContain('K%2F1');
     expect(secrets).toContain('pw1234');

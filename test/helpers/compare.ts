@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/index.js';
-import { lineKey } from '../../src/entities/index.js';
+import { lineKey } from '../../src/relations/index.js';
 import type { Truth } from '../../src/sim/index.js';
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_RELATIONS, loadWhatChanged, pruneHistory } from '../../src/history/index.js';
 import { renderReportHtml, loadReportData } from '../../src/report/index.js';
 import { changeWorld, startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { truthComparable, type Comparable } from '../helpers/compare.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';

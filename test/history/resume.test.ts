@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
 import { HISTORY_RELATIONS } from '../../src/history/index.js';
 import { changeWorld, startSimulator, type Simulator } from '../../src/sim/index.js';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../../src/report/metrics.js';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { runFaultyJob, startSims, type Sims } from './run-fixture.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportData, RunNotFoundError, writeRunReport, type WrittenReport } from '../../src/report/index.js';
 import { renderMap } from '../../src/report/map.js';
 import { leafTiles } from '../../src/report/queries.js';
-import type { RunSummary } from '../../src/sweep/run.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { runFaultyJob, startSims, type Sims } from './run-fixture.js';
 

@@ -1,7 +1,7 @@
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { createFetchTransport } from '../../src/http/index.js';
 import type { Transport } from '../../src/http/types.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import type { TestDb } from '../helpers/db.js';
 import { inlineJob } from '../helpers/job.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { gridStops, pinsBody, startHostileUpstream, type CoordBehaviour, type HostileUpstream } from '../helpers/hostile-upstream.js';

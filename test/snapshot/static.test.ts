@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportData } from '../../src/report/queries.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { parkingAt, startSimulator, vehiclesAt, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/sweep/run.js';
+import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { inlineJob } from '../helpers/job.js';

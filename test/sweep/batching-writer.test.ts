@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
-import { createRun, relationCounts, type OpenedRun } from '../../src/db/ledger.js';
-import { pins, toPinRow, type PinRow } from '../../src/entities/index.js';
+import { relationCounts } from '../../src/db/ledger.js';
+import { createRun, type OpenedRun } from '../../src/db/runs.js';
+import { pins, toPinRow, type PinRow } from '../../src/relations/index.js';
 import { createBatchingWriter } from '../../src/sweep/context.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl as dbRedactUrl } from '../../src/db/connect.js';
-import { collectSecrets as efaCollectSecrets } from '../../src/efa/url.js';
 import { redactSecretsInText, redactFields } from '../../src/util/log.js';
 import { collectSecrets, isSecretName, redactDeep, redactReplyBody, redactText, redactUrl } from '../../src/util/redact.js';
 
@@ -57,7 +56,7 @@ describe('collectSecrets', () => {
   });
 
   it('treats names the caller marks as secret like secret-looking ones', () => {
-    const secrets = efaCollectSecrets(new URL('https://h/efa?client=abc'), { 'X-Client': 'xyz9' }, ['client', 'X-Client']);
+    const secrets = collectSecrets({ urls: [new URL('https://h/efa?client=abc')], headers: { 'X-Client': 'xyz9' }, secretNames: ['client', 'X-Client'] });
     expect(secrets).toEqual(expect.arrayContaining(['abc', 'xyz9']));
   });
 });

@@ -1,3 +1,4 @@
+import type { BBox } from '../../tiling/types.js';
 import { EfaParameterError } from '../errors.js';
 
 export interface LonLat {
@@ -43,8 +44,6 @@ export function formatCoordRadius(point: LonLat, radiusM?: number, parameter = '
   return `${base}:${radiusM}`;
 }
 
-/** [minLon, minLat, maxLon, maxLat], the GeoJSON bbox order used by job files. */
-export type BBox = readonly [minLon: number, minLat: number, maxLon: number, maxLat: number];
 
 /** EFA boxes are given by their upper-left (minLon, maxLat) and lower-right (maxLon, minLat) corners. */
 export function boxCorners(bbox: BBox, parameter = 'bbox'): { upperLeft: string; lowerRight: string } {

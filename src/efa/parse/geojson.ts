@@ -8,7 +8,7 @@ import { toClosedRing, type LatLonPoint } from './rings.js';
  * published schema types a position only as two numbers; so the order is read off the values:
  * a value above 90 in magnitude can only be a longitude. When every value fits either reading the
  * geometry is read in GeoJSON order and marked `ambiguous` (the job's region decides later, see
- * entities/sharing.ts). Areal types (Polygon, MultiPolygon, and the polygons of a
+ * relations/sharing.ts). Areal types (Polygon, MultiPolygon, and the polygons of a
  * GeometryCollection, Feature or FeatureCollection) give polygons; Point and line types give none
  * (`kind` says which it was). A broken position is a RecordProblem at its path; a value that
  * cannot be WGS84 in either order (a projected grid) is ImplausibleCoordinates, which stops the run.

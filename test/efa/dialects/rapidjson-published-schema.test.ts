@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { rapidJsonDialect } from '../../../src/efa/dialects/rapidjson.js';
 import { ImplausibleCoordinates } from '../../../src/efa/parse/common.js';
-import { toProviderRows } from '../../../src/entities/sharing.js';
+import { toProviderRows } from '../../../src/relations/sharing.js';
 
 const parse = rapidJsonDialect.parse;
 const square = (x: number, y: number, d = 0.01): number[][] => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Location, Pin } from '../../records.js';
+import { PARKING, type Location, type Pin } from '../../records.js';
 import { envelopeList, isObject, parseEach, RecordProblem, restOf, type ParseContext, type Parsed } from '../common.js';
 import { idSchema, kindSchema, numberSchema, optional, optionalIdSchema } from '../fields.js';
 import { globalIdOf, recordAttributes } from '../global-id.js';
@@ -53,7 +53,7 @@ const OBJECT_TYPE_OF_KIND: Readonly<Record<string, string>> = {
   infrastructure: 'INFRASTRUCTURE',
   line: 'LINE',
   // Parking objects and sharing vehicles (parkObjInfo, vehicle searches) keep efa-sync's own types.
-  parking: 'PARKING',
+  parking: PARKING,
   sharing: 'SHARING',
   // The rest of the published schema's location.type enum. An address or a crossing is a point on
   // a street; a locality or a suburb is a named area of the map (GIS); a POI hierarchy entry is a POI.

@@ -1,6 +1,6 @@
 import type { Area, Provider } from '../efa/records.js';
 import type { Job } from '../job/index.js';
-import { json, type Entity } from './entity.js';
+import { columnLists, json, type Entity } from './entity.js';
 import { contentHash, stripNul } from './hash.js';
 
 /**
@@ -112,16 +112,16 @@ export const sharingProviders: Entity<ProviderRow> = {
   goneColumn: 'deleted_at',
   keyOf: (r) => r.provider_id,
   hashOf: (r) => r.content_hash,
-  staged: [
-    { name: 'name', type: 'text', value: (r) => r.name },
-    { name: 'vehicle_type', type: 'text', value: (r) => r.vehicle_type },
-    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
-  ],
-  stored: [
-    { name: 'name', expr: 'name' },
-    { name: 'vehicle_type', expr: 'vehicle_type' },
-    { name: 'attrs', expr: 'attrs' },
-  ],
+  after: [],
+  goneAfter: [],
+  ...columnLists<ProviderRow>(
+    [
+      { name: 'name', type: 'text', value: (r) => r.name },
+      { name: 'vehicle_type', type: 'text', value: (r) => r.vehicle_type },
+      { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+    ],
+    { direct: false },
+  ),
   scopeOf: opAreaScope,
 };
 
@@ -132,21 +132,20 @@ export const operatingAreas: Entity<AreaRow> = {
   goneColumn: 'deleted_at',
   keyOf: (r) => r.area_key,
   hashOf: (r) => r.content_hash,
-  staged: [
-    { name: 'provider_id', type: 'text', value: (r) => r.provider_id },
-    { name: 'area_id', type: 'text', value: (r) => r.area_id },
-    { name: 'name', type: 'text', value: (r) => r.name },
-    { name: 'geojson', type: 'text', value: (r) => r.geojson },
-    { name: 'in_region', type: 'boolean', value: (r) => r.in_region },
-    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
-  ],
-  stored: [
-    { name: 'provider_id', expr: 'provider_id' },
-    { name: 'area_id', expr: 'area_id' },
-    { name: 'name', expr: 'name' },
-    { name: 'geom', expr: `CASE WHEN geojson IS NULL THEN NULL ELSE ${repairedAreaGeometry} END` },
-    { name: 'in_region', expr: 'in_region' },
-    { name: 'attrs', expr: 'attrs' },
-  ],
+  // An area belongs to its provider.
+  after: ['sharing_providers'],
+  goneAfter: [],
+  ...columnLists<AreaRow>(
+    [
+      { name: 'provider_id', type: 'text', value: (r) => r.provider_id },
+      { name: 'area_id', type: 'text', value: (r) => r.area_id },
+      { name: 'name', type: 'text', value: (r) => r.name },
+      // Staged as the GeoJSON received, stored repaired (db/areas.ts says how).
+      { name: 'geom', type: 'text', value: (r) => r.geojson, staged: 'geojson', expr: `CASE WHEN geojson IS NULL THEN NULL ELSE ${repairedAreaGeometry} END` },
+      { name: 'in_region', type: 'boolean', value: (r) => r.in_region },
+      { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+    ],
+    { direct: false },
+  ),
   scopeOf: opAreaScope,
 };

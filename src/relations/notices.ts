@@ -1,6 +1,6 @@
 import type { Notice } from '../efa/records.js';
 import { textArrayLiteral } from '../db/pg-array.js';
-import { json, type Entity } from './entity.js';
+import { columnLists, json, type Entity } from './entity.js';
 import { contentHash, stripNul } from './hash.js';
 
 /**
@@ -51,26 +51,21 @@ export const notices: Entity<NoticeRow> = {
   goneColumn: 'ended_at',
   keyOf: (r) => r.notice_id,
   hashOf: (r) => r.content_hash,
-  staged: [
-    { name: 'type', type: 'text', value: (r) => r.type },
-    { name: 'title', type: 'text', value: (r) => r.title },
-    { name: 'body', type: 'text', value: (r) => r.text },
-    { name: 'valid_from', type: 'date', value: (r) => r.valid_from },
-    { name: 'valid_to', type: 'date', value: (r) => r.valid_to },
-    { name: 'severity', type: 'text', value: (r) => r.severity },
-    { name: 'lines', type: 'text[]', value: (r) => textArrayLiteral(r.lines) },
-    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
-  ],
-  stored: [
-    { name: 'type', expr: 'type' },
-    { name: 'title', expr: 'title' },
-    { name: 'text', expr: 'body' },
-    { name: 'valid_from', expr: 'valid_from' },
-    { name: 'valid_to', expr: 'valid_to' },
-    { name: 'severity', expr: 'severity' },
-    { name: 'lines', expr: 'lines' },
-    { name: 'attrs', expr: 'attrs' },
-  ],
+  after: [],
+  goneAfter: [],
+  ...columnLists<NoticeRow>(
+    [
+      { name: 'type', type: 'text', value: (r) => r.type },
+      { name: 'title', type: 'text', value: (r) => r.title },
+      { name: 'text', type: 'text', value: (r) => r.text, staged: 'body' },
+      { name: 'valid_from', type: 'date', value: (r) => r.valid_from },
+      { name: 'valid_to', type: 'date', value: (r) => r.valid_to },
+      { name: 'severity', type: 'text', value: (r) => r.severity },
+      { name: 'lines', type: 'text[]', value: (r) => textArrayLiteral(r.lines) },
+      { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+    ],
+    { direct: false },
+  ),
   // Every filter is part of the question: a notice another filter set found was not looked for.
   scopeOf: (job) => (job.sweeps.addInfo ? { ...job.sweeps.addInfo } : undefined),
 };

@@ -1,7 +1,7 @@
-import type { Pin } from '../efa/records.js';
+import { PARKING, type Pin } from '../efa/records.js';
 import type { Job } from '../job/index.js';
 import { intArrayLiteral } from '../db/pg-array.js';
-import { json, type Entity } from './entity.js';
+import { columnLists, json, type Column, type Entity } from './entity.js';
 import { contentHash, stripNul } from './hash.js';
 
 /**
@@ -72,8 +72,20 @@ type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
 /** The stored pin types a CoordInfo sweep asks for: ANY is every kind but parking, which answers its own switches. */
 export function sweptPinTypes(cfg: CoordSweep): { any: boolean; types: string[] } {
-  return { any: cfg.types.includes('ANY'), types: [...cfg.types.filter((t) => t !== 'ANY'), ...(cfg.parking ? ['PARKING'] : [])] };
+  return { any: cfg.types.includes('ANY'), types: [...cfg.types.filter((t) => t !== 'ANY'), ...(cfg.parking ? [PARKING] : [])] };
 }
+
+/** efa.pins' columns besides its key, hash and run columns. */
+const pinColumns: readonly Column<PinRow>[] = [
+  { name: 'type', type: 'text', value: (r) => r.type },
+  { name: 'id', type: 'text', value: (r) => r.id },
+  { name: 'name', type: 'text', value: (r) => r.name },
+  { name: 'mot_types', type: 'integer[]', value: (r) => intArrayLiteral(r.mot_types) },
+  // EWKT of the row's doubles (the shortest round-trip text of a number): staged and COPYed alike.
+  { name: 'geom', type: 'geometry', value: (r) => `SRID=4326;POINT(${r.lon} ${r.lat})` },
+  { name: 'global_id', type: 'text', value: (r) => r.global_id },
+  { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+];
 
 export const pins: Entity<PinRow> = {
   relation: 'pins',
@@ -82,35 +94,9 @@ export const pins: Entity<PinRow> = {
   goneColumn: 'deleted_at',
   keyOf: (r) => r.pin_key,
   hashOf: (r) => r.content_hash,
-  staged: [
-    { name: 'type', type: 'text', value: (r) => r.type },
-    { name: 'id', type: 'text', value: (r) => r.id },
-    { name: 'name', type: 'text', value: (r) => r.name },
-    { name: 'mot', type: 'integer[]', value: (r) => intArrayLiteral(r.mot_types) },
-    { name: 'lon', type: 'float8', value: (r) => r.lon },
-    { name: 'lat', type: 'float8', value: (r) => r.lat },
-    { name: 'global_id', type: 'text', value: (r) => r.global_id },
-    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
-  ],
-  stored: [
-    { name: 'type', expr: 'type' },
-    { name: 'id', expr: 'id' },
-    { name: 'name', expr: 'name' },
-    { name: 'mot_types', expr: 'mot' },
-    { name: 'geom', expr: 'ST_SetSRID(ST_MakePoint(lon, lat), 4326)' },
-    { name: 'global_id', expr: 'global_id' },
-    { name: 'attrs', expr: 'attrs' },
-  ],
-  direct: [
-    { name: 'type', value: (r) => r.type },
-    { name: 'id', value: (r) => r.id },
-    { name: 'name', value: (r) => r.name },
-    { name: 'mot_types', value: (r) => intArrayLiteral(r.mot_types) },
-    // EWKT of the same doubles ST_MakePoint takes: the shortest round-trip text of a number.
-    { name: 'geom', value: (r) => `SRID=4326;POINT(${r.lon} ${r.lat})` },
-    { name: 'global_id', value: (r) => r.global_id },
-    { name: 'attrs', value: (r) => json(r.attrs) },
-  ],
+  after: [],
+  goneAfter: [],
+  ...columnLists(pinColumns, { direct: true }),
   scopeOf: (job) => {
     const coord = job.sweeps.coord;
     if (!coord) return undefined;

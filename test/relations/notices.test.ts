@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rapidJsonDialect } from '../../src/efa/dialects/rapidjson.js';
 import type { Notice } from '../../src/efa/records.js';
-import { toNoticeRow, withPublication } from '../../src/entities/index.js';
+import { toNoticeRow, withPublication } from '../../src/relations/index.js';
 
 const notice = (id: string, over: Partial<Notice> = {}): Notice => ({
   id, type: 'lineInfo', title: `t${id}`, text: '', lines: ['vvs:10001: :H'], attrs: {}, ...over,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash, stableJson, stableJsonByReplacer, stripNul } from '../../src/entities/hash.js';
+import { contentHash, stableJson, stableJsonByReplacer, stripNul } from '../../src/relations/hash.js';
 
 /** A small deterministic generator (no dependency): the same values on every run. */
 function rng(seed: number): () => number {

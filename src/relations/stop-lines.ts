@@ -1,4 +1,4 @@
-import type { Entity } from './entity.js';
+import { columnLists, type Entity } from './entity.js';
 
 /**
  * efa.stop_lines: which line serves which stop, from the ServingLines answer for the stop.
@@ -20,14 +20,16 @@ export const stopLines: Entity<StopLineRow> = {
   goneColumn: 'deleted_at',
   keyOf: pairKey,
   hashOf: () => '',
-  staged: [
-    { name: 'stop_id', type: 'text', value: (r) => r.stop_id },
-    { name: 'line_key', type: 'text', value: (r) => r.line_key },
-  ],
-  stored: [
-    { name: 'stop_id', expr: 'stop_id' },
-    { name: 'line_key', expr: 'line_key' },
-  ],
+  // A pair refers to its stop and its line; a stop found gone takes its pairs along.
+  after: ['pins', 'lines'],
+  goneAfter: ['pins'],
+  ...columnLists<StopLineRow>(
+    [
+      { name: 'stop_id', type: 'text', value: (r) => r.stop_id },
+      { name: 'line_key', type: 'text', value: (r) => r.line_key },
+    ],
+    { direct: false },
+  ),
   scopeOf: (job) => {
     const cfg = job.sweeps.servingLines;
     return cfg?.forStops ? { lineReqType: [...cfg.lineReqType].sort() } : undefined;

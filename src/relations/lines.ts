@@ -1,5 +1,5 @@
 import type { ServingLine } from '../efa/records.js';
-import { json, type Entity } from './entity.js';
+import { columnLists, json, type Entity } from './entity.js';
 import { contentHash, stripNul } from './hash.js';
 
 /**
@@ -37,22 +37,20 @@ export const lines: Entity<LineRow> = {
   goneColumn: 'deleted_at',
   keyOf: (r) => r.line_key,
   hashOf: (r) => r.content_hash,
-  staged: [
-    { name: 'line_id', type: 'text', value: (r) => r.line_id },
-    { name: 'name', type: 'text', value: (r) => r.name },
-    { name: 'number', type: 'text', value: (r) => r.number },
-    { name: 'mot', type: 'integer', value: (r) => r.mot },
-    { name: 'direction', type: 'text', value: (r) => r.direction },
-    { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
-  ],
-  stored: [
-    { name: 'line_id', expr: 'line_id' },
-    { name: 'name', expr: 'name' },
-    { name: 'number', expr: 'number' },
-    { name: 'mot', expr: 'mot' },
-    { name: 'direction', expr: 'direction' },
-    { name: 'attrs', expr: 'attrs' },
-  ],
+  after: [],
+  // A line is gone only once no live stop-line pair serves it.
+  goneAfter: ['stop_lines'],
+  ...columnLists<LineRow>(
+    [
+      { name: 'line_id', type: 'text', value: (r) => r.line_id },
+      { name: 'name', type: 'text', value: (r) => r.name },
+      { name: 'number', type: 'text', value: (r) => r.number },
+      { name: 'mot', type: 'integer', value: (r) => r.mot },
+      { name: 'direction', type: 'text', value: (r) => r.direction },
+      { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
+    ],
+    { direct: false },
+  ),
   scopeOf: (job) => {
     const cfg = job.sweeps.servingLines;
     return cfg ? { forStops: cfg.forStops, lineNames: [...cfg.lineNames].sort(), lineReqType: [...cfg.lineReqType].sort() } : undefined;

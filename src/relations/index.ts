@@ -15,7 +15,7 @@ export { pairKey, stopLines, type StopLineRow } from './stop-lines.js';
 export { notices, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
 export { areaKey, operatingAreas, repairedAreaGeometry, sharingProviders, toProviderRows, type AreaRow, type PolygonRings, type ProviderRow } from './sharing.js';
 
-/** Every entity, by relation (lines before stop_lines: a pair references its line). */
+/** Every entity, by relation; their order is what each says it comes `after` (ordered). */
 export const entities: { readonly [R in Relation]: Entity<never> } = {
   pins,
   lines,
@@ -24,6 +24,23 @@ export const entities: { readonly [R in Relation]: Entity<never> } = {
   sharing_providers: sharingProviders,
   operating_areas: operatingAreas,
 } as { readonly [R in Relation]: Entity<never> };
+
+/**
+ * The relations in an order where each comes after those it names under `edge`: `after` for
+ * writing (a pair after its line), `goneAfter` for marking gone (a line after the pairs that serve
+ * it). Ties keep RELATIONS' order. The one place an order of relations is decided.
+ */
+export function ordered(edge: 'after' | 'goneAfter'): Relation[] {
+  const out: Relation[] = [];
+  const visit = (r: Relation, path: readonly Relation[]): void => {
+    if (out.includes(r)) return;
+    if (path.includes(r)) throw new Error(`relations ${[...path, r].join(' -> ')} name each other under ${edge}`);
+    for (const before of entities[r][edge]) visit(before, [...path, r]);
+    out.push(r);
+  };
+  for (const r of RELATIONS) visit(r, []);
+  return out;
+}
 
 /**
  * What a run looks at, recorded in efa.runs.scope before it sweeps: its source, its region (the

@@ -1,0 +1,71 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Kysely, PGliteDialect } from 'kysely';
+import { pgOid, type Db } from './connect.js';
+import { lockDataDir } from './lock.js';
+import type { Database } from './tables.js';
+
+/** The embedded database: PGlite with PostGIS in a directory (or in memory), one process at a time. */
+type PGliteInstance = import('@electric-sql/pglite').PGlite;
+
+export async function openPglite(location: string): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { postgis } = await import('@electric-sql/pglite-postgis');
+  const memory = location === 'memory' || location === 'memory:' || location === '';
+  const dataDir = memory ? undefined : resolve(location);
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const dirLock = dataDir ? await lockDataDir(dataDir) : undefined;
+  const pglite = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    extensions: { postgis },
+    parsers: { [pgOid.int8]: (v: string) => v, [pgOid.date]: (v: string) => v },
+  });
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  // PGlite is one connection, one session.
+  const pgliteSession = new Set<string>();
+  return {
+    kysely,
+    kind: 'pglite',
+    displayUrl: memory ? 'pglite:memory' : `pglite:${dataDir}`,
+    exec: async (script) => {
+      try {
+        await pglite.exec(script);
+      } catch (e) {
+        if (pglite.isInTransaction?.()) await pglite.exec('ROLLBACK');
+        throw e;
+      }
+    },
+    lockJob: async (job) => {
+      await dirLock?.update({ job });
+      // The data directory is this process's until it exits: a PGlite lock cannot be lost.
+      return { holds: async (runId) => dirLock?.update({ runId }), lost: new AbortController().signal, release: async () => undefined };
+    },
+    // PGlite is one connection, locked by its exclusive transaction; queries of the transaction must
+    // go through its `tx` (the instance itself would wait for the lock). A Kysely over that `tx`
+    // builds them, and COPY FROM '/dev/blob' (whose `blob` option does not pass through Kysely) uses it too.
+    transaction: (fn) =>
+      pglite
+        .transaction(async (tx) => {
+          const onTx = { closed: false, ready: true, query: tx.query.bind(tx), close: async () => undefined } as unknown as PGliteInstance;
+          return fn({
+            session: pgliteSession,
+            kysely: new Kysely<Database>({ dialect: new PGliteDialect({ pglite: onTx }) }),
+            copyIn: async (table, columns, text) => {
+              await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([...text]) });
+            },
+          });
+        })
+        .catch((e: unknown) => {
+          // What the transaction created for the session is rolled back with it.
+          pgliteSession.clear();
+          throw e;
+        }),
+    // In-process: a stopping process takes its statements with it.
+    stop: async () => undefined,
+    close: async () => {
+      await kysely.destroy();
+      if (!pglite.closed) await pglite.close();
+      await dirLock?.release();
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import { ExitCode, type Terminal } from '../errors.js';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { sql, type Kysely } from 'kysely';
+import type { RunScope } from '../relations/index.js';
+import type { Tx } from './connect.js';
+import type { RunRef } from './merge.js';
+import { relationCountsSchema, runMetaSchema, type RelationCounts, type RunMeta } from './run-record.js';
+import type { Database } from './tables.js';
+
+/**
+ * The runs' own rows (efa.runs): a run opened, taken over, fenced by its lease, finished, stamped,
+ * abandoned. What a run did is in the rest of the ledger (ledger.ts, deletion.ts).
+ */
+
+export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+/** This process no longer holds the run: another process took it over. Nothing more may be committed. */
+export class LeaseLostError extends Error implements Terminal {
+  override name = 'LeaseLostError';
+  readonly exitCode = ExitCode.failed;
+  readonly terminal = true;
+  constructor(readonly runId: string) {
+    super(`run ${runId} was taken over by another process (its lock was lost); this process stops without committing more`);
+  }
+}
+
+export interface OpenedRun extends RunRef {
+  /** The fencing token: every commit of this process checks it still holds the run. */
+  readonly lease: string;
+  /** efa.runs.started_at: a run's one duration runs from here to its finished_at, resumes included. */
+  readonly startedAt: Date;
+}
+
+export async function createRun(
+  db: Kysely<Database>,
+  run: { jobName: string; jobHash: string; scope: RunScope; options: unknown },
+): Promise<OpenedRun> {
+  const lease = randomUUID();
+  const row = await db
+    .insertInto('efa.runs')
+    .values({
+      job_name: run.jobName,
+      job_hash: run.jobHash,
+      source: run.scope.source,
+      scope: JSON.stringify(run.scope),
+      status: 'running',
+      finished_at: null,
+      heartbeat_at: new Date(),
+      error: null,
+      resumed_from: null,
+      options: JSON.stringify(run.options),
+      pid: process.pid,
+      host: hostname(),
+      lease,
+    })
+    .returning(['run_id', 'started_at'])
+    .executeTakeFirstOrThrow();
+  return { runId: String(row.run_id), source: run.scope.source, lease, startedAt: new Date(row.started_at) };
+}
+
+/** Takes over an interrupted run: a new lease, so a process still working on it can commit nothing more. */
+export async function takeOverRun(db: Kysely<Database>, runId: string, source: string): Promise<OpenedRun> {
+  const lease = randomUUID();
+  const row = await db
+    .updateTable('efa.runs')
+    .set({ lease, pid: process.pid, host: hostname(), heartbeat_at: new Date() })
+    .where('run_id', '=', runId)
+    .returning('started_at')
+    .executeTakeFirstOrThrow();
+  return { runId, source, lease, startedAt: new Date(row.started_at) };
+}
+
+/**
+ * The fence and the lease's renewal: inside a write transaction, before anything else, lock this
+ * run's row, check that its lease is still ours, and stamp heartbeat_at (the run's last sign of
+ * life, renewed with every commit). A process that lost its lock fails here instead of committing,
+ * and its stamp is rolled back with the rest.
+ */
+export async function assertLease(tx: Tx, run: OpenedRun): Promise<void> {
+  const r = await sql<{ lease: string | null }>`
+    UPDATE efa.runs SET heartbeat_at = now() WHERE run_id = ${run.runId}::bigint RETURNING lease::text AS lease`.execute(tx.kysely);
+  if (r.rows[0]?.lease !== run.lease) throw new LeaseLostError(run.runId);
+}
+
+export async function finishRun(
+  tx: Tx,
+  run: OpenedRun,
+  end: {
+    status: Exclude<RunStatus, 'running'>;
+    finishedAt: Date;
+    requests: number;
+    stats: RelationCounts;
+    meta: RunMeta;
+    messages: unknown;
+    error?: string | undefined;
+  },
+): Promise<void> {
+  await assertLease(tx, run);
+  await tx.kysely
+    .updateTable('efa.runs')
+    .set({
+      status: end.status,
+      finished_at: end.finishedAt,
+      heartbeat_at: end.finishedAt,
+      requests: end.requests,
+      stats: JSON.stringify(relationCountsSchema.parse(end.stats)),
+      meta: JSON.stringify(runMetaSchema.parse(end.meta)),
+      messages: JSON.stringify(end.messages),
+      error: end.error ?? null,
+    })
+    .where('run_id', '=', run.runId)
+    .execute();
+}
+
+/**
+ * The run's one duration, stamped after everything it does (finalising transaction, pruning, view
+ * refresh): efa.runs.finished_at, meta.durationS and meta.finaliseS move to the database's clock now,
+ * so the record, the summary and the report show the whole run. Only while this process holds the
+ * lease; returns the duration, or undefined when the run was taken over.
+ */
+export async function stampRunEnd(db: Kysely<Database>, run: OpenedRun, finaliseStartedAt: Date): Promise<{ durationS: number; finaliseS: number } | undefined> {
+  const r = await sql<{ duration_s: number; finalise_s: number }>`
+    WITH t AS (SELECT clock_timestamp() AS at)
+    UPDATE efa.runs SET finished_at = t.at, heartbeat_at = t.at,
+      meta = coalesce(meta, '{}'::jsonb)
+        || jsonb_build_object('durationS', round(extract(epoch FROM t.at - started_at)::numeric, 1),
+                              'finaliseS', round(greatest(0, extract(epoch FROM t.at - ${finaliseStartedAt.toISOString()}::timestamptz))::numeric, 1))
+    FROM t
+    WHERE run_id = ${run.runId}::bigint AND lease = ${run.lease}::uuid
+    RETURNING round(extract(epoch FROM t.at - started_at)::numeric, 1)::float8 AS duration_s,
+              round(greatest(0, extract(epoch FROM t.at - ${finaliseStartedAt.toISOString()}::timestamptz))::numeric, 1)::float8 AS finalise_s`.execute(db);
+  const row = r.rows[0];
+  return row ? { durationS: Number(row.duration_s), finaliseS: Number(row.finalise_s) } : undefined;
+}
+
+/** Closes a run that will not be resumed (its job changed, or --full). */
+export async function abandonRun(db: Kysely<Database>, runId: string, why: string): Promise<void> {
+  await db
+    .updateTable('efa.runs')
+    .set({ status: 'failed', finished_at: new Date(), error: `interrupted; not resumed because ${why}`, lease: null })
+    .where('run_id', '=', runId)
+    .execute();
+}
+
+export async function requestsSoFar(db: Kysely<Database>, runId: string): Promise<number> {
+  const r = await db.selectFrom('efa.runs').select('requests').where('run_id', '=', runId).executeTakeFirstOrThrow();
+  return r.requests;
+}
+
+export interface UnfinishedRun {
+  readonly runId: string;
+  readonly jobHash: string;
+  readonly source: string;
+  readonly startedAt: Date;
+}
+
+/** The newest run of a job still marked running: its process died or lost its lock (we hold the job's lock now). */
+export async function findUnfinishedRun(db: Kysely<Database>, jobName: string): Promise<UnfinishedRun | undefined> {
+  const row = await db
+    .selectFrom('efa.runs')
+    .select(['run_id', 'job_hash', 'source', 'started_at'])
+    .where('job_name', '=', jobName)
+    .where('status', '=', 'running')
+    .orderBy('run_id', 'desc')
+    .executeTakeFirst();
+  return row ? { runId: String(row.run_id), jobHash: row.job_hash, source: row.source, startedAt: row.started_at } : undefined;
+}
+
+/** How many runs of this job came before (before `runId`, or all): the night number of the rolling ServingLines share. */
+export async function nightNumber(db: Kysely<Database>, jobName: string, runId?: string): Promise<number> {
+  const r = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM efa.runs WHERE job_name = ${jobName} AND (${runId ?? null}::bigint IS NULL OR run_id < ${runId ?? null}::bigint)`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}

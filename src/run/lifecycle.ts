@@ -1,0 +1,194 @@
+import { finishRun, LeaseLostError, requestsSoFar, stampRunEnd } from '../db/runs.js';
+import type { RunMeta } from '../db/run-record.js';
+import { knownStopCount } from '../db/known.js';
+import { migrate } from '../db/migrate.js';
+import type { Db } from '../db/connect.js';
+import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
+import { sourceOf } from '../relations/index.js';
+import { isStatementTimeout, RunStoppedError } from '../errors.js';
+import type { RequestScheduler } from '../http/types.js';
+import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
+import { snapshotRun } from './snapshot.js';
+import { createJobClient, dialectInUse } from './client.js';
+import { nightlyRun } from './nightly.js';
+import { planRun, radialCircleCount } from '../sweep/plan.js';
+import { failpoint } from '../util/failpoint.js';
+import { collectSecrets, redactText } from '../util/redact.js';
+import type { Ending, Outcome, RunContext, RunJobOptions, RunKind } from './kind.js';
+import { openRun } from './open.js';
+import { runExitCode, seconds, type RunSummary } from './summary.js';
+
+export type { RunJobOptions } from './kind.js';
+
+/** The operation name the upstream probe's requests are counted under (requestsByOperation.probe). */
+export const PROBE_OPERATION = 'probe';
+
+/** The job as it runs: CLI overrides applied and validated like the file itself. */
+function effectiveJob(opts: RunJobOptions): LoadedJob['job'] {
+  const { job } = opts.loaded;
+  return validateJob(
+    {
+      ...job,
+      baseUrl: opts.baseUrl ?? job.baseUrl,
+      dialect: opts.dialect ?? job.dialect,
+      rateLimit: {
+        ...job.rateLimit,
+        requestsPerSecond: opts.requestsPerSecond ?? job.rateLimit.requestsPerSecond,
+        concurrency: opts.concurrency ?? job.rateLimit.concurrency,
+      },
+    },
+    'options',
+  );
+}
+
+/**
+ * One run of a job, whatever its kind: job -> probe -> lock -> open or resume -> the kind's work ->
+ * the run's end (with what must commit with it) -> upkeep -> the stamped end -> the summary.
+ */
+export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
+  const job = effectiveJob(opts);
+  const { db, log } = opts;
+  const full = opts.full ?? false;
+  const kind: RunKind = isSnapshotJob(job) ? snapshotRun : nightlyRun;
+  await migrate(db);
+  // Every credential the configuration holds, in every form it may be echoed: redacted from
+  // everything the run stores or prints.
+  const headers = resolveHeaders(job);
+  const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
+  // Refused before a request is sent, whatever the budget: a RADIAL sweep over a continent (exit 2).
+  if (job.sweeps.opArea?.mode === 'RADIAL') radialCircleCount(opts.loaded.region);
+  const planned = await plannedRequests(db, sourceOf(job), job, opts.loaded.region);
+  const requestBudget = job.limits.requestBudget ?? Math.max(20_000, 10 * planned);
+  // Aborted when the job lock is lost mid-run: the process stops sending at once (a second run may
+  // be taking over and sending at the full rate) and leaves the run to be resumed.
+  const lockLost = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, lockLost.signal]) : lockLost.signal;
+  const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget });
+  // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
+  // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
+  // Through the run's own scheduler and transport: the probe keeps to its rate, budget and limits,
+  // and its requests are counted under their own name (requestsByOperation.probe), so the run's
+  // total is the sum of its operations and the CoordInfo count is the tiling's own.
+  assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: countedAs(jobClient.scheduler, PROBE_OPERATION), transport: jobClient.transport }));
+  const lock = await db.lockJob(job.name);
+  try {
+    const { run, resumed } = await openRun({ db, log, loaded: opts.loaded, job, full, resumable: kind.resumable, secrets });
+    await lock.holds(run.runId);
+    const stopSending = (): void => lockLost.abort(new LockLostError(run.runId));
+    if (lock.lost.aborted) stopSending();
+    else lock.lost.addEventListener('abort', stopSending, { once: true });
+    log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
+    const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget };
+    const before = await requestsSoFar(db.kysely, run.runId);
+    const outcome = await kind.execute(ctx);
+    // Taken over, told to stop (whatever the cancelled work failed with), or a statement cancelled by
+    // the server's statement_timeout: commit nothing more; the run stays running for the next run to resume.
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const { failure } = outcome;
+    if (failure instanceof LeaseLostError || failure instanceof RunStoppedError || (kind.resumable && isStatementTimeout(failure))) throw failure;
+    return await finish(ctx, outcome, before);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * The end of a run: what the kind settles commits with the run's record (so a crash here leaves the
+ * run "running" and a resumed run finalises it exactly once), then upkeep, then the run's one
+ * duration, stamped on the database's clock so it includes all of this.
+ */
+async function finish(ctx: RunContext, outcome: Outcome, before: number): Promise<RunSummary> {
+  const { db, log, job, run, jobClient } = ctx;
+  const dialect = dialectInUse(jobClient.dialect);
+  if (job.dialect === 'auto') log.info(`dialect detected: ${dialect}`);
+  await outcome.prepare?.();
+  const scheduler = jobClient.scheduler.stats();
+  const requests = before + scheduler.requestsSent;
+  const finaliseStartedAt = new Date();
+  let durationS = seconds(finaliseStartedAt.getTime() - run.startedAt.getTime());
+  let finaliseS = 0;
+  let ending: Ending | undefined;
+  await db.transaction(async (tx) => {
+    ending = await outcome.settle(tx);
+    failpoint('finalise');
+    const meta: RunMeta = {
+      source: run.source,
+      dialect,
+      requestsByOperation: scheduler.requestsByOperation,
+      retries: scheduler.retries,
+      units: { ...ending.units },
+      rejects: ending.rejects,
+      failures: ending.failures.slice(0, 50),
+      capped: ending.capped.slice(0, 50),
+      incomplete: ending.incomplete.slice(0, 50),
+      heldDeletions: [...ending.heldDeletions],
+      durationS,
+      ...ending.meta,
+    };
+    await finishRun(tx, run, { status: ending.status, finishedAt: finaliseStartedAt, requests, stats: ending.relations, meta, messages: ending.messages, error: ending.error });
+  });
+  if (!ending) throw new Error(`run ${run.runId}: the run's end was not settled`);
+  const end: Ending = ending;
+  await outcome.tidy();
+  const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
+  if (stamped) ({ durationS, finaliseS } = stamped);
+  return {
+    runId: run.runId,
+    job: job.name,
+    source: run.source,
+    dialect,
+    status: end.status,
+    exitCode: runExitCode(end.status, outcome.failure),
+    resumed: ctx.resumed,
+    durationS,
+    finaliseS,
+    requests,
+    requestsByOperation: scheduler.requestsByOperation,
+    retries: scheduler.retries,
+    rate: jobClient.rateChanges(),
+    relations: end.relations,
+    stats: { ...end.relations, _units: end.units, _rejects: end.rejects },
+    units: { ...end.units },
+    rejects: end.rejects,
+    failures: end.failures,
+    capped: end.capped,
+    heldDeletions: [...end.heldDeletions],
+    messages: end.messages,
+    db: db.displayUrl,
+    ...(end.error ? { error: end.error } : {}),
+    ...(await outcome.report()),
+  };
+}
+
+/**
+ * The job lock's connection was lost while the run held it. A LeaseLostError (fatal, and the run
+ * is left running for the next run to resume), with its own words: no one has taken over yet.
+ */
+class LockLostError extends LeaseLostError {
+  constructor(runId: string) {
+    super(runId);
+    this.message = `run ${runId}: the database connection holding the job's lock was lost; this process stops sending and commits nothing more (the next run resumes it)`;
+  }
+}
+
+/**
+ * The requests the plan expects from what the database knows (tiles from known pins, known stops).
+ * The default request budget is ten times it, and at least 20,000: generous for a real night, a
+ * bound for a server that claims every box is full. The ServingLines phase adds its due stops when
+ * it starts (it learns them only then). The progress bar's ETA starts from it too.
+ */
+async function plannedRequests(db: Db, source: string, job: LoadedJob['job'], region: LoadedJob['region']): Promise<number> {
+  const stops = job.sweeps.servingLines?.forStops ? await knownStopCount(db.kysely, source) : 0;
+  return planRun(job, region, { stops }).budget.total;
+}
+
+/** The same scheduler, with every request counted under `operation` (its rate, budget and retries shared). */
+function countedAs(scheduler: RequestScheduler, operation: string): RequestScheduler {
+  return {
+    run: (_operation, attempt) => scheduler.run(operation, attempt),
+    get requestsSent() {
+      return scheduler.requestsSent;
+    },
+  };
+}
+
