@@ -4,7 +4,7 @@ import { cutAxes, placeCut, withEdge } from './kd-cut.js';
 import type { Axis } from './kd-cut.js';
 import { checkFill, checkPositive, checkPositiveInt } from './options.js';
 import { tileIntersectsRegion } from './region.js';
-import type { SplitMemory } from './split-memory.js';
+import type { Recapture, SplitMemory } from './split-memory.js';
 import type { BBox, Point, Region, Tile } from './types.js';
 
 export interface SplitOptions {
@@ -58,6 +58,56 @@ function densityMinSize(b: BBox, hits: readonly Point[], max: number, fill: numb
   const childM = Math.sqrt((fill * max * bboxAreaM2(b)) / total);
   const side = 0.5 * Math.min(childM / kx, childM / METRES_PER_DEG_LAT);
   return Math.max(PRECISION_MIN_TILE_DEG, Math.min(configured, side));
+}
+
+/** The hits of capped tiles a run has split, by tile id, for their children's recapture estimate. */
+const answersOf = new WeakMap<SplitMemory, Map<string, readonly Point[]>>();
+/** Capped answers kept per run: a parent's children are split soon after it (newest first). */
+const KEPT_ANSWERS = 4096;
+/** Fewer of the parent's hits in the child than this and the recapture says too little. */
+const MIN_MARKED = 8;
+
+const coordKey = (p: Point): string => `${p.lon},${p.lat}`;
+
+/**
+ * The pins a capped tile holds, when its answer and its parent's are both samples drawn afresh
+ * (a server that shuffles each answer): the parent's hits inside the tile are marked, the tile's own
+ * answer recaptures some of them, and marked × drawn / recaptured estimates the whole (Chapman's
+ * form of Lincoln-Petersen). Undefined when the answers do not look like fresh samples: the tile's
+ * hits do not reach its corners (a disc around the centre: its own reading knows better), or every
+ * marked hit came back (a fixed order, by id or insertion, which says nothing about the count).
+ */
+function recaptureTotal(memory: SplitMemory, tile: Tile, b: BBox, hits: readonly Point[], radiusM: number, kx: number): Recapture | undefined {
+  let store = answersOf.get(memory);
+  if (store === undefined) {
+    store = new Map();
+    answersOf.set(memory, store);
+  }
+  store.set(tile.id, hits);
+  if (store.size > KEPT_ANSWERS) store.delete(store.keys().next().value!);
+  const parentHits = tile.parentId === undefined ? undefined : store.get(tile.parentId);
+  if (parentHits === undefined) return undefined;
+  const halfDiagonal = Math.hypot(((b[2] - b[0]) * kx) / 2, ((b[3] - b[1]) * METRES_PER_DEG_LAT) / 2);
+  if (radiusM < 0.8 * halfDiagonal) return undefined;
+  const drawn = new Map<string, number>();
+  for (const h of hits) if (containsClosed(b, h.lon, h.lat)) drawn.set(coordKey(h), (drawn.get(coordKey(h)) ?? 0) + 1);
+  let marked = 0;
+  let recaptured = 0;
+  for (const h of parentHits) {
+    if (!containsClosed(b, h.lon, h.lat)) continue;
+    marked++;
+    const left = drawn.get(coordKey(h)) ?? 0;
+    if (left > 0) {
+      recaptured++;
+      drawn.set(coordKey(h), left - 1);
+    }
+  }
+  let n = 0;
+  for (const h of hits) if (containsClosed(b, h.lon, h.lat)) n++;
+  if (marked < MIN_MARKED || recaptured >= marked) return undefined;
+  // ln of the estimate varies by about 1/recaptured + 1/marked (each a count of chance draws); in log2 units, squared.
+  const squaredLog2Error = (1 / (recaptured + 1) + 1 / marked) / Math.LN2 ** 2;
+  return { total: ((marked + 1) * (n + 1)) / (recaptured + 1) - 1, squaredLog2Error };
 }
 
 /** A located amount of expected pins: a hit (weight 1) or an unseen cell (its estimate). */
@@ -139,7 +189,8 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   for (const u of patches.unseen) if (u.expected > 0) patchItems.push({ lon: u.lon, lat: u.lat, w: u.expected * unseenRatio });
   const readings = { disc: sumWeights(discItems), patches: sumWeights(patchItems) };
   // Capped means at least max pins, whatever a reading says; what siblings and ancestors showed may say more.
-  const sizing = opts.memory?.sizeCappedTile(tile, readings, max + 1) ?? { total: Math.max(readings.disc, max + 1), shape: 'disc' as const };
+  const recaptured = opts.memory === undefined ? undefined : recaptureTotal(opts.memory, tile, b, hits, disc.radiusM, kx);
+  const sizing = opts.memory?.sizeCappedTile(tile, readings, max + 1, recaptured) ?? { total: Math.max(readings.disc, max + 1), shape: 'disc' as const };
   const items = sizing.shape === 'disc' ? discItems : patchItems;
   const mass = readings[sizing.shape];
   const total = sizing.total;
