@@ -37,6 +37,8 @@ export interface SplitMemory {
    * lately: learnt from tiles whose counts became exact (1 before any has).
    */
   readonly unseenDensityRatio: number;
+  /** Uncapped answers observed so far: until the first, every count the run knows is a lower bound. */
+  readonly exactAnswers?: number;
   /**
    * Records a split: `estimate` pins expected in the parent, `shares` of that estimate per child
    * (summing to at most 1; children dropped outside a polygon region are simply left out), and how
@@ -166,6 +168,7 @@ export function createSplitMemory(): SplitMemory {
     unseenRatioLog2 += RECENCY * (clamped - unseenRatioLog2);
   };
 
+  let exactAnswers = 0;
   const nodeOf = (tile: Tile): Node => {
     let node = nodes.get(tile.id);
     if (node === undefined) {
@@ -250,7 +253,10 @@ export function createSplitMemory(): SplitMemory {
       if (node.state !== 'pending') return; // a retried or resumed tile: the first answer stands
       node.count = received;
       node.state = capped ? 'capped' : 'exact';
-      if (!capped) resolve(node);
+      if (!capped) {
+        exactAnswers += 1;
+        resolve(node);
+      }
     },
     expectedTotal,
     sizeCappedTile(tile, fromAnswer, atLeast, recaptured) {
@@ -280,6 +286,9 @@ export function createSplitMemory(): SplitMemory {
     },
     get unseenDensityRatio() {
       return 2 ** unseenRatioLog2;
+    },
+    get exactAnswers() {
+      return exactAnswers;
     },
     recordSplit(parent, estimate, children, patches) {
       const p = nodeOf(parent);

