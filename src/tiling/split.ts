@@ -64,7 +64,6 @@ function densityMinSize(b: BBox, hits: readonly Point[], max: number, fill: numb
 const answersOf = new WeakMap<SplitMemory, Map<string, readonly Point[]>>();
 /** Capped answers kept per run: a parent's children are split soon after it (newest first). */
 const KEPT_ANSWERS = 4096;
-const RECAPTURE_ERROR_FACTOR = 2;
 /** Fewer of the parent's hits in the child than this and the recapture says too little. */
 const MIN_MARKED = 8;
 
@@ -119,10 +118,8 @@ function recaptureTotal(memory: SplitMemory, tile: Tile, b: BBox, hits: readonly
   let n = 0;
   for (const h of hits) if (containsClosed(b, h.lon, h.lat)) n++;
   if (marked < MIN_MARKED || recaptured >= marked) return undefined;
-  // ln of the estimate varies by about 1/recaptured + 1/marked (each a count of chance draws); in log2
-  // units, squared, and doubled for what chance does not cover (pins on shared edges, a server's
-  // shuffle that is not quite fresh): measured better on the shared and the harness's worlds than 1x or 4x.
-  const squaredLog2Error = (RECAPTURE_ERROR_FACTOR * (1 / (recaptured + 1) + 1 / marked)) / Math.LN2 ** 2;
+  // ln of the estimate varies by about 1/recaptured + 1/marked (each a count of chance draws); in log2 units, squared.
+  const squaredLog2Error = (1 / (recaptured + 1) + 1 / marked) / Math.LN2 ** 2;
   return { total: ((marked + 1) * (n + 1)) / (recaptured + 1) - 1, squaredLog2Error };
 }
 
