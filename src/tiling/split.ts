@@ -60,10 +60,18 @@ function densityMinSize(b: BBox, hits: readonly Point[], max: number, fill: numb
   return Math.max(PRECISION_MIN_TILE_DEG, Math.min(configured, side));
 }
 
-/** The hits of capped tiles a run has split, by tile id, for their children's recapture estimate. */
-const answersOf = new WeakMap<SplitMemory, Map<string, readonly Point[]>>();
-/** Capped answers kept per run: a parent's children are split soon after it (newest first). */
-const KEPT_ANSWERS = 4096;
+/** The capped answers a run has split, by tile id, for their children's recapture estimate. */
+interface KeptAnswers {
+  readonly byTile: Map<string, readonly Point[]>;
+  points: number;
+}
+const answersOf = new WeakMap<SplitMemory, KeptAnswers>();
+/**
+ * Hits kept per run, oldest dropped first (a parent read by a child counts as new again): the sweep
+ * works newest first, so most children are split soon after their parent. A dropped parent costs its
+ * late children the recapture, never a pin.
+ */
+const KEPT_POINTS = 250_000;
 /** Fewer of the parent's hits in the child than this and the recapture says too little. */
 const MIN_MARKED = 8;
 
@@ -92,15 +100,31 @@ const coordKey = (p: Point): string => `${p.lon},${p.lat}`;
  * marked hit came back (a fixed order, by id or insertion, which says nothing about the count).
  */
 function recaptureTotal(memory: SplitMemory, tile: Tile, b: BBox, hits: readonly Point[], radiusM: number, kx: number): Recapture | undefined {
-  let store = answersOf.get(memory);
-  if (store === undefined) {
-    store = new Map();
-    answersOf.set(memory, store);
+  let kept = answersOf.get(memory);
+  if (kept === undefined) {
+    kept = { byTile: new Map(), points: 0 };
+    answersOf.set(memory, kept);
   }
-  store.set(tile.id, hits);
-  if (store.size > KEPT_ANSWERS) store.delete(store.keys().next().value!);
-  const parentHits = tile.parentId === undefined ? undefined : store.get(tile.parentId);
+  const keep = (id: string, h: readonly Point[]): void => {
+    const had = kept.byTile.get(id);
+    if (had !== undefined) {
+      kept.byTile.delete(id);
+      kept.points -= had.length;
+    }
+    kept.byTile.set(id, h);
+    kept.points += h.length;
+    for (const [oldest, o] of kept.byTile) {
+      if (kept.points <= KEPT_POINTS || oldest === id) break;
+      kept.byTile.delete(oldest);
+      kept.points -= o.length;
+    }
+  };
+  const parentHits = tile.parentId === undefined ? undefined : kept.byTile.get(tile.parentId);
+  if (parentHits !== undefined) keep(tile.parentId!, parentHits);
+  // Kept whatever its shape: a sample from a clustered world need not reach the corners to be one.
+  keep(tile.id, hits);
   if (parentHits === undefined) return undefined;
+  // A disc around the centre is no fresh sample: its own reading knows better.
   if (radiusM < DISC_SPAN * halfDiagonalM(b, kx)) return undefined;
   const drawn = new Map<string, number>();
   for (const h of hits) if (containsClosed(b, h.lon, h.lat)) drawn.set(coordKey(h), (drawn.get(coordKey(h)) ?? 0) + 1);
