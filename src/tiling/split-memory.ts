@@ -31,12 +31,14 @@ export interface SplitMemory {
    * `atLeast` each) and the estimate from its siblings and ancestors; the one whose kind has matched
    * the tiles whose counts became exact lately wins. All are remembered, to be judged in turn.
    */
-  sizeCappedTile(tile: Tile, fromAnswer: Readonly<Record<AnswerReadingKind, number>>, atLeast: number): SplitSizing;
+  sizeCappedTile(tile: Tile, fromAnswer: Readonly<Record<AnswerReadingKind, number>>, atLeast: number, recaptured?: Recapture): SplitSizing;
   /**
    * How many times what `readPatches` guessed for the cells without hits those cells really held,
    * lately: learnt from tiles whose counts became exact (1 before any has).
    */
   readonly unseenDensityRatio: number;
+  /** Uncapped answers observed so far: until the first, every count the run knows is a lower bound. */
+  readonly exactAnswers?: number;
   /**
    * Records a split: `estimate` pins expected in the parent, `shares` of that estimate per child
    * (summing to at most 1; children dropped outside a polygon region are simply left out), and how
@@ -60,6 +62,15 @@ export interface SplitSizing {
   readonly total: number;
   /** The reading whose mass the cuts follow. */
   readonly shape: AnswerReadingKind;
+}
+
+/**
+ * A count estimated by recapture (the parent's hits in the tile marked, the tile's answer drawing some
+ * of them again): the estimate and its expected squared log2 error, which grows as fewer are recaptured.
+ */
+export interface Recapture {
+  readonly total: number;
+  readonly squaredLog2Error: number;
 }
 
 export interface PatchCover {
@@ -157,6 +168,7 @@ export function createSplitMemory(): SplitMemory {
     unseenRatioLog2 += RECENCY * (clamped - unseenRatioLog2);
   };
 
+  let exactAnswers = 0;
   const nodeOf = (tile: Tile): Node => {
     let node = nodes.get(tile.id);
     if (node === undefined) {
@@ -241,10 +253,13 @@ export function createSplitMemory(): SplitMemory {
       if (node.state !== 'pending') return; // a retried or resumed tile: the first answer stands
       node.count = received;
       node.state = capped ? 'capped' : 'exact';
-      if (!capped) resolve(node);
+      if (!capped) {
+        exactAnswers += 1;
+        resolve(node);
+      }
     },
     expectedTotal,
-    sizeCappedTile(tile, fromAnswer, atLeast) {
+    sizeCappedTile(tile, fromAnswer, atLeast, recaptured) {
       const disc = Math.max(fromAnswer.disc, atLeast);
       const patches = Math.max(fromAnswer.patches, atLeast);
       const remembered = expectedTotal(tile);
@@ -260,10 +275,20 @@ export function createSplitMemory(): SplitMemory {
       if (memory !== undefined) candidates.push([memory, records.memory]);
       let best = candidates[0]!;
       for (const c of candidates) if (c[1].judged > 0 && c[1].spread < best[1].spread) best = c;
-      return { total: best[0], shape };
+      if (recaptured === undefined || !(recaptured.total > 0)) return { total: best[0], shape };
+      // Two independent estimates, weighed by how far each is expected to be off (in log2): a record
+      // that has not been judged yet is a lower bound more than an estimate, and counts as the prior.
+      const spread = best[1].judged > 0 ? best[1].spread : PRIOR_SQUARED_ERROR;
+      const wr = 1 / Math.max(recaptured.squaredLog2Error, MIN_SPREAD);
+      const wb = 1 / spread;
+      const log2 = (wb * Math.log2(best[0]) + wr * Math.log2(Math.max(recaptured.total, atLeast))) / (wb + wr);
+      return { total: Math.max(2 ** log2, atLeast), shape };
     },
     get unseenDensityRatio() {
       return 2 ** unseenRatioLog2;
+    },
+    get exactAnswers() {
+      return exactAnswers;
     },
     recordSplit(parent, estimate, children, patches) {
       const p = nodeOf(parent);

@@ -98,4 +98,24 @@ describe('createSplitMemory', () => {
     memory.observe(c!, 100, true);
     expect(memory.sizeCappedTile(c!, { disc: 120, patches: 2_000 }, 101).total).toBeCloseTo(383);
   });
+
+  it('weighs a recapture estimate against its own readings by how far each is expected to be off', () => {
+    const memory = createSplitMemory();
+    const root = tile('r');
+    memory.observe(root, 150, true);
+    const [a] = split(memory, root, 151, [0.5, 0.5]);
+    memory.observe(a!, 150, true);
+    expect(memory.exactAnswers).toBe(0);
+    // Nothing judged yet: the answer's readings say only "at least the cap".
+    expect(memory.sizeCappedTile(a!, { disc: 151, patches: 151 }, 151).total).toBeCloseTo(151);
+    // A sure recapture (small expected error) moves the size most of the way to it; an unsure one less.
+    const sure = memory.sizeCappedTile(a!, { disc: 151, patches: 151 }, 151, { total: 1_200, squaredLog2Error: 0.1 }).total;
+    const unsure = memory.sizeCappedTile(a!, { disc: 151, patches: 151 }, 151, { total: 1_200, squaredLog2Error: 3 }).total;
+    expect(sure).toBeGreaterThan(900);
+    expect(sure).toBeLessThan(1_200);
+    expect(unsure).toBeGreaterThan(151);
+    expect(unsure).toBeLessThan(sure);
+    memory.observe(tile('other'), 80, false);
+    expect(memory.exactAnswers).toBe(1);
+  });
 });

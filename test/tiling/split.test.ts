@@ -11,6 +11,8 @@ import {
 import type { BBox, Point, Tile } from '../../src/tiling/index.js';
 import { adaptiveSplitter, checkCompleteness, queryBox, clusteredWorld, pointAt, sweep, uniformWorld } from './harness.js';
 import { overlaps, totalAreaDeg2, areaDeg2 } from './geometry.js';
+import { createSplitMemory } from '../../src/tiling/index.js';
+import { makeRng } from '../../src/sim/rng.js';
 
 const ROOT: Tile = coverRegion({ bbox: [9.05, 48.7, 9.3, 48.85] }, { targetTiles: 1 })[0]!;
 const world = clusteredWorld(50_000, 1);
@@ -143,6 +145,49 @@ describe('splitTile', () => {
   it('rejects nonsense options', () => {
     expect(() => splitTile(ROOT, [], { maxPerRequest: 0, minTileSizeDeg: 0.001 })).toThrow(InvalidTilingOptionError);
     expect(() => splitTile(ROOT, [], { maxPerRequest: 10, minTileSizeDeg: 0.001, fill: 1.5 })).toThrow(InvalidTilingOptionError);
+  });
+});
+
+describe("splitTile reading a child's answer against its parent's (recapture)", () => {
+  // A tile of 2,000 pins spread evenly, asked with max 150 in a fresh random order per request.
+  const rand = makeRng(7);
+  const box: BBox = [9, 48, 9.1, 48.1];
+  const pins: Point[] = Array.from({ length: 2_000 }, () => ({ lon: 9 + rand() * 0.1, lat: 48 + rand() * 0.1 }));
+  const sample = (from: readonly Point[], n: number): Point[] => {
+    const pool = [...from];
+    for (let i = pool.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+    }
+    return pool.slice(0, n);
+  };
+  const inBox = (b: BBox) => (p: Point) => p.lon >= b[0] && p.lon <= b[2] && p.lat >= b[1] && p.lat <= b[3];
+  const childrenOfFirstChild = (childAnswer: (child: Tile, parentHits: readonly Point[]) => Point[]): number => {
+    const memory = createSplitMemory();
+    const parent: Tile = { id: '0/root', bbox: box, depth: 0 };
+    const parentHits = sample(pins, 150);
+    memory.observe(parent, 150, true);
+    const kids = splitTile(parent, parentHits, { maxPerRequest: 150, minTileSizeDeg: 0.0005, memory });
+    if (kids === 'too-small') throw new Error('the parent must split');
+    const child = kids[0]!;
+    memory.observe(child, 150, true);
+    const grandchildren = splitTile(child, childAnswer(child, parentHits), { maxPerRequest: 150, minTileSizeDeg: 0.0005, memory });
+    if (grandchildren === 'too-small') throw new Error('the child must split');
+    return grandchildren.length;
+  };
+
+  it('cuts a child into more pieces when its fresh sample recaptures few of its parent hits than when it returns them all (a fixed order)', () => {
+    // Random order: the child's 150 are drawn afresh from its own pins, so few of the parent's come back.
+    const fresh = childrenOfFirstChild((child) => sample(pins.filter(inBox(child.bbox)), 150));
+    // A fixed order: the parent's hits in the child lead its answer, which says nothing about the count.
+    const fixed = childrenOfFirstChild((child, parentHits) => {
+      const marked = parentHits.filter(inBox(child.bbox));
+      const rest = pins.filter((p) => inBox(child.bbox)(p) && !marked.includes(p));
+      return [...marked, ...rest.slice(0, 150 - marked.length)];
+    });
+    // The child holds about 1,000 pins: 8 or more pieces of 120; the fixed order gives the 2 x max of a run with nothing exact.
+    expect(fresh).toBeGreaterThanOrEqual(5);
+    expect(fixed).toBe(3);
   });
 });
 

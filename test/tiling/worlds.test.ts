@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { findWorldData, sharedWorlds, typesOf, type TypedWorld } from '../../bench/worlds/index.js';
 import { colocatedWorlds } from '../../bench/worlds/generated.js';
 import { pilotNights, todayNights } from '../../bench/worlds/night-one.js';
-import { ORDERS } from './harness.js';
+import { NIGHT_ONE_BOUNDS } from '../../bench/tiling-worlds.js';
+import { ORDERS, type Order } from './harness.js';
 
 const dir = findWorldData();
 const worlds = dir === undefined ? [] : sharedWorlds(dir);
@@ -18,6 +19,13 @@ const named = (name: string): TypedWorld => {
 };
 const count = (w: TypedWorld): Record<string, number> =>
   Object.fromEntries(typesOf(w).map((t) => [t, w.points.filter((p) => p.type === t).length]));
+
+/** The orders under which today's splitter meets the issue's bound on each world (README, worlds). */
+const MET: Record<string, readonly Order[]> = {
+  'herrenberg-centre': ['distance', 'random'],
+  herrenberg: ['id', 'random'],
+  stuttgart: ['random'],
+};
 
 // The data lie outside the repository (../shared/world-data, or $EFA_WORLD_DATA); without them there is nothing to measure.
 describe.skipIf(dir === undefined)('tiling on shared worlds (needs ../shared/world-data or $EFA_WORLD_DATA)', () => {
@@ -40,6 +48,18 @@ describe.skipIf(dir === undefined)('tiling on shared worlds (needs ../shared/wor
         expect({ order, unproven: today.unproven }).toEqual({ order, unproven: 0 });
         expect(pilot.nightTwo / pilot.floor, `${name} ${order} night two`).toBeLessThanOrEqual(1.15);
         expect(pilot.nightOne, `${name} ${order} pilot against today`).toBeLessThanOrEqual(today.nightOne);
+      }
+    });
+
+    it(`${name}: today's splitter holds issue 17's night-one bounds (types that do not co-locate) under ${MET[name]!.join(', ')}`, async () => {
+      // Random order: a child's answer recaptures some of its parent's hits, which sizes it, and before
+      // the first uncapped answer a sample-like capped tile is taken to hold 2 x max (1.6-2.1x here, from
+      // 2.3-2.6x). Insertion, distance on herrenberg, stuttgart and vvs, and id on herrenberg-centre and stuttgart stay
+      // above, counting the step's confirming requests (README, worlds).
+      const w = named(name);
+      for (const order of MET[name]!) {
+        const t = await todayNights(w, order);
+        expect(t.nightOne / t.floor, `${name} ${order} night one`).toBeLessThanOrEqual(NIGHT_ONE_BOUNDS[order]);
       }
     });
 
