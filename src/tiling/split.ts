@@ -62,7 +62,8 @@ function densityMinSize(b: BBox, hits: readonly Point[], max: number, fill: numb
 
 /** The capped answers a run has split, by tile id, for their children's recapture estimate. */
 interface KeptAnswers {
-  readonly byTile: Map<string, readonly Point[]>;
+  /** Each answer's hits as lon, lat pairs: a Point object per hit held a million-pin night one 90 MB higher. */
+  readonly byTile: Map<string, Float64Array>;
   points: number;
 }
 const answersOf = new WeakMap<SplitMemory, KeptAnswers>();
@@ -105,24 +106,29 @@ function recaptureTotal(memory: SplitMemory, tile: Tile, b: BBox, hits: readonly
     kept = { byTile: new Map(), points: 0 };
     answersOf.set(memory, kept);
   }
-  const keep = (id: string, h: readonly Point[]): void => {
+  const keep = (id: string, h: Float64Array): void => {
     const had = kept.byTile.get(id);
     if (had !== undefined) {
       kept.byTile.delete(id);
-      kept.points -= had.length;
+      kept.points -= had.length / 2;
     }
     kept.byTile.set(id, h);
-    kept.points += h.length;
+    kept.points += h.length / 2;
     for (const [oldest, o] of kept.byTile) {
       if (kept.points <= KEPT_POINTS || oldest === id) break;
       kept.byTile.delete(oldest);
-      kept.points -= o.length;
+      kept.points -= o.length / 2;
     }
   };
   const parentHits = tile.parentId === undefined ? undefined : kept.byTile.get(tile.parentId);
   if (parentHits !== undefined) keep(tile.parentId!, parentHits);
   // Kept whatever its shape: a sample from a clustered world need not reach the corners to be one.
-  keep(tile.id, hits);
+  const pairs = new Float64Array(hits.length * 2);
+  hits.forEach((h, i) => {
+    pairs[2 * i] = h.lon;
+    pairs[2 * i + 1] = h.lat;
+  });
+  keep(tile.id, pairs);
   if (parentHits === undefined) return undefined;
   // A disc around the centre is no fresh sample: its own reading knows better.
   if (radiusM < DISC_SPAN * halfDiagonalM(b, kx)) return undefined;
@@ -130,7 +136,8 @@ function recaptureTotal(memory: SplitMemory, tile: Tile, b: BBox, hits: readonly
   for (const h of hits) if (containsClosed(b, h.lon, h.lat)) drawn.set(coordKey(h), (drawn.get(coordKey(h)) ?? 0) + 1);
   let marked = 0;
   let recaptured = 0;
-  for (const h of parentHits) {
+  for (let i = 0; i < parentHits.length; i += 2) {
+    const h = { lon: parentHits[i]!, lat: parentHits[i + 1]! };
     if (!containsClosed(b, h.lon, h.lat)) continue;
     marked++;
     const left = drawn.get(coordKey(h)) ?? 0;
