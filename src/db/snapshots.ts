@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { pointEwkbHex } from './ewkb.js';
 import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
 import { stripNul } from '../relations/hash.js';
@@ -93,7 +94,7 @@ export interface SnapshotRef {
 }
 
 const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
-const point = (lon: number, lat: number): string => `SRID=4326;POINT(${lon} ${lat})`;
+const point = (lon: number, lat: number): string => pointEwkbHex(lon, lat);
 const polygon = ([x0, y0, x1, y1]: readonly number[]): string =>
   `SRID=4326;POLYGON((${x0} ${y0},${x1} ${y0},${x1} ${y1},${x0} ${y1},${x0} ${y0}))`;
 

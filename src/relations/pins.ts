@@ -1,5 +1,6 @@
 import { PARKING, type Pin } from '../efa/records.js';
 import type { Job } from '../job/index.js';
+import { pointEwkbHex } from '../db/ewkb.js';
 import { intArrayLiteral } from '../db/pg-array.js';
 import { columnLists, json, type Column, type Entity } from './entity.js';
 import { contentHash, stripNul } from './hash.js';
@@ -81,8 +82,8 @@ const pinColumns: readonly Column<PinRow>[] = [
   { name: 'id', type: 'text', value: (r) => r.id },
   { name: 'name', type: 'text', value: (r) => r.name },
   { name: 'mot_types', type: 'integer[]', value: (r) => intArrayLiteral(r.mot_types) },
-  // EWKT of the row's doubles (the shortest round-trip text of a number): staged and COPYed alike.
-  { name: 'geom', type: 'geometry', value: (r) => `SRID=4326;POINT(${r.lon} ${r.lat})` },
+  // Hex EWKB of the row's doubles, staged and COPYed alike: the server reads it without parsing text.
+  { name: 'geom', type: 'geometry', value: (r) => pointEwkbHex(r.lon, r.lat) },
   { name: 'global_id', type: 'text', value: (r) => r.global_id },
   { name: 'attrs', type: 'jsonb', value: (r) => json(r.attrs) },
 ];
