@@ -10,7 +10,7 @@ import { runJob } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
-import { inlineJob } from '../helpers/job.js';
+import { everyOperationNight } from '../helpers/job.js';
 
 /**
  * A database that efa-sync 0.1 filled (test/fixtures/release-0.1.0.sql: two nights of job
@@ -27,19 +27,7 @@ describe('upgrade in place from 0.1', () => {
   let t: TestDb;
   let sim: Simulator;
   let before: Record<string, number>;
-  const job = (baseUrl: string) =>
-    inlineJob({
-      name: 'legacy-night',
-      baseUrl,
-      region: { bbox: [...region] },
-      rateLimit: { requestsPerSecond: 300, concurrency: 4 },
-      sweeps: {
-        coord: { types: ['STOP', 'POI_POINT'], maxPerRequest: 60 },
-        opArea: { mode: 'ALL', geometry: true },
-        servingLines: { forStops: true, refreshEveryNights: 1 },
-        addInfo: { publicationStatus: 'current' },
-      },
-    });
+  const job = (baseUrl: string) => everyOperationNight('legacy-night', baseUrl, region);
   const counts = async (): Promise<Record<string, number>> => {
     const r = await sql<{ t: string; n: number }>`
       SELECT 'pins' t, count(*)::int n FROM efa.pins UNION ALL SELECT 'pins_deleted', count(*)::int FROM efa.pins WHERE deleted_at IS NOT NULL

@@ -9,7 +9,7 @@ import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
-import { inlineJob } from '../helpers/job.js';
+import { everyOperationNight } from '../helpers/job.js';
 import { asOfRows, liveRows, runTimes } from './helpers.js';
 
 /**
@@ -28,19 +28,7 @@ describe('history: upgrade in place from schema 13', () => {
   let night1: RunSummary, night2: RunSummary;
   let live2: Awaited<ReturnType<typeof liveRows>>;
   let removedKey: string, renamedKey: string, endedId: string;
-  const job = (baseUrl: string) =>
-    inlineJob({
-      name: 'old-night',
-      baseUrl,
-      region: { bbox: [...region] },
-      rateLimit: { requestsPerSecond: 300, concurrency: 4 },
-      sweeps: {
-        coord: { types: ['STOP', 'POI_POINT'], maxPerRequest: 60 },
-        opArea: { mode: 'ALL', geometry: true },
-        servingLines: { forStops: true, refreshEveryNights: 1 },
-        addInfo: { publicationStatus: 'current' },
-      },
-    });
+  const job = (baseUrl: string) => everyOperationNight('old-night', baseUrl, region);
   const night = (): Promise<RunSummary> => runJob({ loaded: job(sim.url), db: t.db, log: silent, today });
 
   beforeAll(async () => {
