@@ -24,6 +24,10 @@ export const logicalLinks: readonly LogicalLink[] = [
   ...(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const).map((r) => ({
     from: r, to: `${r}_history`, shape: '||..o{', label: 'fid: superseded versions',
   })),
+  // No foreign key since sql/017 (a per-row check on every load); efa.runs is append-only instead.
+  ...(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const).map((r) => ({
+    from: 'runs', to: r, shape: '||..o{', label: 'changed_run, first_run',
+  })),
 ];
 
 const oneLine = (text: string | null): string => (text ?? '').replace(/\s+/g, ' ').trim();
