@@ -29,6 +29,8 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
   let gone: GoneOutcome = { marked: {}, held: [] };
   // Whether the run inserted, updated or marked gone any row: a run that did not may skip the views' refresh.
   let changedRows = true;
+  // Pins the run saw, from the counts of its end transaction (one count of the seen keys, not two).
+  let seenPins: number | undefined;
   return {
     failure,
     async prepare() {
@@ -44,6 +46,8 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
       const status = statusOf(failure, outcomes, gone);
       const relations = await relationCounts(tx.kysely, run.runId);
       changedRows = Object.values(relations).some((c) => c.inserted + c.updated + c.deleted > 0);
+      const p = relations.pins;
+      seenPins = p ? p.inserted + p.updated + p.unchanged : 0;
       return endingOf(rc, ctx, tx, {
         status,
         outcomes,
@@ -66,7 +70,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
     async report() {
       const coord = job.sweeps.coord;
       return {
-        ...(coord ? { coord: await coordFloor(rc, rc.jobClient.scheduler.stats().requestsByOperation['coordInfo'] ?? 0, coord.maxPerRequest) } : {}),
+        ...(coord ? { coord: await coordFloor(rc, rc.jobClient.scheduler.stats().requestsByOperation['coordInfo'] ?? 0, coord.maxPerRequest, seenPins) } : {}),
         phases,
       };
     },
@@ -162,8 +166,8 @@ function runError(
 }
 
 /** CoordInfo requests against the physical floor ceil(pins / maxPerRequest) of this region. */
-async function coordFloor(rc: RunContext, requests: number, max: number): Promise<NonNullable<RunSummary['coord']>> {
-  const pins = await seenCount(rc.db.kysely, rc.run.runId, 'pins');
+async function coordFloor(rc: RunContext, requests: number, max: number, seenPins: number | undefined): Promise<NonNullable<RunSummary['coord']>> {
+  const pins = seenPins ?? (await seenCount(rc.db.kysely, rc.run.runId, 'pins'));
   const floor = Math.max(1, Math.ceil(pins / max));
   return { requests, pins, floor, ratio: Math.round((requests / floor) * 100) / 100 };
 }
