@@ -2,8 +2,6 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
-import { startSimulator } from '../sim/index.js';
-import { writeRunReport } from '../report/index.js';
 import { runJob } from '../run/index.js';
 import { formatTable } from '../util/table.js';
 import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
@@ -24,6 +22,8 @@ export function registerDemo(program: Command): void {
     .option('--size <n>', 'pins in the simulated world', (v) => Number(v), 5000);
   addOutputOptions(addDbOption(cmd)).action(async (opts: CommonOptions & { size: number }) => {
     const log = loggerFor(opts);
+    const { startSimulator } = await import('../sim/server.js');
+    const { writeRunReport } = await import('../report/index.js');
     const sim = await startSimulator({ port: 0, seed: 1, size: opts.size });
     log.info(`simulator with ${sim.world.pinCount} pins at ${sim.url}`);
     const db = await openDb(dbUrlFrom(opts.db));

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { writeRunReport } from '../report/index.js';
 import { RunNotFoundError } from '../report/queries.js';
 import { addCommonOptions, openMigratedDb, type CommonOptions } from './common.js';
 
@@ -22,6 +21,8 @@ export function registerReport(program: Command): void {
   addCommonOptions(cmd, ['db', 'json', 'log']).action(async (opts: ReportOptions) => {
     const db = await openMigratedDb(opts);
     try {
+      // Loaded when the command runs: a nightly run's process does not carry it (memory, start-up).
+      const { writeRunReport } = await import('../report/index.js');
       const r = await writeRunReport(db, opts.run, opts.out);
       process.stdout.write(
         opts.json ? `${JSON.stringify({ runId: r.runId, file: r.file, bytes: r.bytes })}\n` : `report of run ${r.runId} written to ${r.file} (${Math.ceil(r.bytes / 1024)} KiB)\n`,

@@ -7,9 +7,7 @@ import type { Command } from 'commander';
 import { dbUrlFrom, redactUrl } from '../db/index.js';
 import { lockDataDir } from '../db/lock.js';
 import { ConfigError } from '../errors.js';
-import { loadGuard } from '../serve/guard.js';
 import { enterServeRole, SERVE_ROLE } from '../serve/role.js';
-import { startWireProxy } from '../serve/wire.js';
 import { addCommonOptions, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
 
 export const defaultServePort = 5433;
@@ -89,6 +87,9 @@ export async function startServe(options: ServeOptions): Promise<Served> {
   // PGlite's own socket server listens where only this process can reach it; the proxy is the door.
   const socketDir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-'));
   try {
+    // The proxy and its parser (libpg-query, WebAssembly) only for serve: a nightly run's process does not carry them.
+    const { loadGuard } = await import('../serve/guard.js');
+    const { startWireProxy } = await import('../serve/wire.js');
     await loadGuard();
     const { PGlite } = await import('@electric-sql/pglite');
     const { postgis } = await import('@electric-sql/pglite-postgis');

@@ -1,6 +1,10 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { COORD_ORDERS, SIM_DIALECTS, STOP_ID_SCHEMES, SimulatorOptionError, parseClock, startSimulator, type CoordOrder, type SimDialect, type StopIdScheme } from '../sim/index.js';
+import { COORD_ORDERS, type CoordOrder } from '../sim/ops/coord.js';
+import { SIM_DIALECTS, type SimDialect } from '../sim/render/index.js';
+import { STOP_ID_SCHEMES, type StopIdScheme } from '../sim/types.js';
+import { SimulatorOptionError } from '../sim/errors.js';
+import { parseClock } from '../sim/clock.js';
 import { addCommonOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
 
 interface SimOptions extends Pick<CommonOptions, 'json' | 'logFormat' | 'verbose' | 'debug'> {
@@ -72,6 +76,8 @@ export function registerSim(program: Command): void {
       throw new ConfigError('--local-id-base: applies only with --stop-ids local', '--local-id-base');
     }
     const log = loggerFor(opts);
+    // Loaded when the command runs: a nightly run's process does not carry it (memory, start-up).
+    const { startSimulator } = await import('../sim/server.js');
     const sim = await startSimulator({
       host: opts.host,
       port: opts.port,

@@ -1,4 +1,4 @@
-import { booleanIntersects } from '@turf/turf';
+import { booleanIntersects } from '@turf/boolean-intersects';
 import { mergeRows } from '../db/merge.js';
 import { rejectUnrepairableAreas } from '../db/areas.js';
 import type { OpAreaOptions } from '../efa/index.js';

@@ -1,4 +1,10 @@
-import { bbox as turfBbox, bboxPolygon, booleanIntersects, booleanPointInPolygon, pointOnFeature } from '@turf/turf';
+// The five turf modules this needs, not @turf/turf (every module of turf: about 12 MB more of every
+// CLI process's memory, for any command).
+import { bbox as turfBbox } from '@turf/bbox';
+import { bboxPolygon } from '@turf/bbox-polygon';
+import { booleanIntersects } from '@turf/boolean-intersects';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { pointOnFeature } from '@turf/point-on-feature';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { InvalidRegionError } from './errors.js';
 import { containsClosed } from './geo.js';
