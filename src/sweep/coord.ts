@@ -2,6 +2,7 @@ import { recordTiles, type TileRecord } from '../db/ledger.js';
 import type { CoordInfoBoxOptions } from '../efa/index.js';
 import { pins, toPinRow } from '../relations/index.js';
 import { isSharingVehicle } from '../relations/pins.js';
+import { PARKING } from '../efa/records.js';
 import { createBoxStep, sweepBoxes, type BoxSink, type TileOutcome } from '../harvest/index.js';
 import type { Job } from '../job/index.js';
 import { minTileOf, type Tile } from '../tiling/index.js';
@@ -12,17 +13,24 @@ import { redactText } from '../util/redact.js';
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
+/**
+ * The CoordInfo request of one tile: a filter block per type the tile asks for (a pilot sweep's
+ * stratum: its types only, pin types as efa.pins.type holds them; else every type of the job), the
+ * parking box parameters only when it asks for PARKING (or for every type), MOT filters only on the
+ * stop block.
+ */
 export function coordRequest(cfg: CoordSweep, tile: Tile): CoordInfoBoxOptions {
+  const types = tile.types === undefined ? cfg.types : cfg.types.filter((t) => tile.types!.includes(t));
   return {
     bbox: [...tile.bbox],
-    filters: cfg.types.map((type) => ({
+    filters: types.map((type) => ({
       type,
       // MOT filters only mean something for stop blocks.
       ...(type === 'STOP' && cfg.inclMOT ? { inclMOT: cfg.inclMOT } : {}),
       ...(type === 'STOP' && cfg.exclMOT ? { exclMOT: cfg.exclMOT } : {}),
     })),
     max: cfg.maxPerRequest,
-    ...(cfg.parking
+    ...(cfg.parking && (tile.types === undefined || tile.types.includes(PARKING))
       ? {
           parkingBBox: [...tile.bbox],
           parkingObjectType: cfg.parking.objectTypes,
@@ -34,7 +42,7 @@ export function coordRequest(cfg: CoordSweep, tile: Tile): CoordInfoBoxOptions {
 }
 
 function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 'parentId' | 'depth' | 'bbox'>): TileRecord {
-  return { operation: 'coordInfo', tileId: tile.id, parentId: tile.parentId, depth: tile.depth, bbox: tile.bbox, ...rest };
+  return { operation: 'coordInfo', tileId: tile.id, parentId: tile.parentId, depth: tile.depth, bbox: tile.bbox, types: tile.types, ...rest };
 }
 
 /** A planned tile; `hits` holds what the plan knew in it until the tile is fetched (a resume reads it back). */
