@@ -105,6 +105,46 @@ export async function pendingTiles(
   }));
 }
 
+/** Every CoordInfo tile of a run as recorded, in the order recorded (a resumed pilot reads its strata and blocks here). */
+export async function coordTileRows(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<{ id: string; parentId?: string; depth: number; status: UnitStatus; subject: string | null; types?: string[]; bbox: [number, number, number, number] }[]> {
+  const rows = await sql<{ tile_id: string; parent_id: string | null; depth: number; status: UnitStatus; subject: string | null; types: string[] | null; x0: number; y0: number; x1: number; y1: number }>`
+    SELECT tile_id, parent_id, depth, status, subject, types, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+    FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' ORDER BY run_tile_id`.execute(db);
+  return rows.rows.map((r) => ({
+    id: r.tile_id,
+    ...(r.parent_id ? { parentId: r.parent_id } : {}),
+    depth: r.depth,
+    status: r.status,
+    subject: r.subject,
+    ...(r.types !== null ? { types: r.types } : {}),
+    bbox: [r.x0, r.y0, r.x1, r.y1],
+  }));
+}
+
+/** Positions (lon,lat pairs, in key order) of the live pins of one type a run stored: the pilot's pins of a night. */
+export async function runPinPoints(db: Kysely<Database>, run: RunRef, type: string): Promise<Float64Array> {
+  const r = await sql<{ lon: number; lat: number }>`
+    SELECT ST_X(p.geom) AS lon, ST_Y(p.geom) AS lat FROM efa.pins p
+    WHERE p.source = ${run.source} AND p.type = ${type} AND p.deleted_at IS NULL
+      AND p.pin_key IN (SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s)
+    ORDER BY p.pin_key`.execute(db);
+  return Float64Array.from(r.rows.flatMap((p) => [Number(p.lon), Number(p.lat)]));
+}
+
+/** How many pins of these types a run stored in a box. */
+export async function runPinCount(db: Kysely<Database>, run: RunRef, types: readonly string[], bbox: BBox): Promise<number> {
+  const [x0, y0, x1, y1] = bbox;
+  const r = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM efa.pins p
+    WHERE p.source = ${run.source} AND p.type = ANY (${[...types]}::text[])
+      AND p.geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326)
+      AND p.pin_key IN (SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s)`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}
+
 export interface UnitOutcomes {
   readonly failed: readonly { operation: string; unit: string; error: string }[];
   /** Units whose answer was stored (done, incomplete or capped). */

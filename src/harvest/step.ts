@@ -63,15 +63,18 @@ export interface BoxStep {
   readonly memory: SplitMemory;
 }
 
+/** Today's splitter (`splitTile` with the sweep's memory): the default of a step, for a sweep that cuts some tiles its own way. */
+export function todaySplitter(o: Pick<BoxStepOptions, 'minTileSizeDeg' | 'followDensity' | 'region'>): Splitter {
+  return (tile, hits, mem, max) =>
+    splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory: mem });
+}
+
 export function createBoxStep(o: BoxStepOptions): BoxStep {
   const capDetector = o.capDetector ?? createCapDetector();
   const memory = o.splitMemory ?? createSplitMemory();
   const spatial = o.spatialCheck ?? createSpatialCheck();
   const place: Placement = { region: o.region, regionBBox: o.regionBBox ?? regionBBox(o.region), expand: o.expand, secrets: o.secrets ?? [] };
-  const split: Splitter =
-    o.split ??
-    ((tile, hits, mem, max) =>
-      splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory: mem }));
+  const split: Splitter = o.split ?? todaySplitter(o);
   return {
     label: o.label,
     maxPerRequest: o.maxPerRequest,
