@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { changeWorld, startSimulator, type Simulator } from '../../src/sim/index.js';
 import type { RunSummary } from '../../src/run/index.js';
 import { runCli } from '../helpers/cli.js';
 import { dbComparable, truthComparable, type Comparable } from '../helpers/compare.js';
@@ -50,12 +50,12 @@ describe('night one by a pilot type in the nightly sweep', () => {
     return d;
   }
 
-  async function night(db: TestDbUrl, name: string, pilot: 'auto' | 'off' | undefined, env: NodeJS.ProcessEnv = {}) {
+  async function night(db: TestDbUrl, name: string, pilot: 'auto' | 'off' | undefined, env: NodeJS.ProcessEnv = {}, on: Simulator = sim, args: readonly string[] = []) {
     const file = join(dir, `${name}.json`);
     await writeFile(file, JSON.stringify(job(name, pilot)));
-    const from = sim.requestLog.length;
-    const r = await runCli(['run', file, '--db', db.url, '--base-url', sim.url, '--json', '--log-format', 'json'], env, 240_000);
-    const coordRequests = sim.requestLog.slice(from).filter((e) => e.path.endsWith('XML_COORD_REQUEST')).length;
+    const from = on.requestLog.length;
+    const r = await runCli(['run', file, '--db', db.url, '--base-url', on.url, '--json', '--log-format', 'json', ...args], env, 240_000);
+    const coordRequests = on.requestLog.slice(from).filter((e) => e.path.endsWith('XML_COORD_REQUEST')).length;
     return { ...r, coordRequests };
   }
 
@@ -163,4 +163,35 @@ describe('night one by a pilot type in the nightly sweep', () => {
     expect(c.inserts).toBe(reference!.pins.length);
     expect(c.gone).toBe(0);
   }, 900_000);
+
+  it('a --full night by the pilot marks gone exactly what the world lost, in both strata', async () => {
+    const changing = await startSimulator({ port: 0, seed: 31, size: 8000, today, coordOrder: 'random' });
+    try {
+      const db = await database();
+      expect((await night(db, 'pilot-full', 'auto', {}, changing)).code).toBe(0);
+      const change = changeWorld(changing.world, 0.03, 7);
+      expect(change.removed).toBeGreaterThan(0);
+      const full = await night(db, 'pilot-full', 'auto', {}, changing, ['--full']);
+      expect(full.code, full.stderr.slice(-800)).toBe(0);
+      expect(full.stderr).toMatch(/night one by a pilot: /);
+      const opened = await openDb(db.url);
+      try {
+        const live = await dbComparable(opened);
+        const truth = truthComparable(changing.world.truth([...region], { types: [...types], date: today }));
+        expect(live.pins.filter((p) => !p.startsWith('PARKING|'))).toEqual(truth.pins);
+        // The pilot's stratum (stops) and the planned one (POIs) each proved its own pins absent.
+        const gone = await sql<{ type: string }>`SELECT DISTINCT type FROM efa.pins WHERE deleted_at IS NOT NULL ORDER BY type`.execute(opened.kysely);
+        expect(gone.rows.map((r) => r.type)).toEqual(expect.arrayContaining(['POI_POINT', 'STOP']));
+        const strata = await sql<{ types: string[] }>`
+          SELECT DISTINCT types FROM efa.run_tiles t JOIN efa.runs r USING (run_id)
+          WHERE r.job_name = 'pilot-full' AND t.operation = 'coordInfo' AND t.status = 'done' AND r.run_id = (SELECT max(run_id) FROM efa.runs WHERE job_name = 'pilot-full')`.execute(opened.kysely);
+        expect(strata.rows.length).toBe(2);
+        expect(strata.rows.every((r) => r.types !== null)).toBe(true);
+      } finally {
+        await opened.close();
+      }
+    } finally {
+      await changing.stop();
+    }
+  }, 600_000);
 });
