@@ -109,15 +109,18 @@ export async function pendingTiles(
 export async function coordTileRows(
   db: Kysely<Database>,
   runId: string,
-): Promise<{ id: string; parentId?: string; depth: number; status: UnitStatus; subject: string | null; types?: string[]; bbox: [number, number, number, number] }[]> {
-  const rows = await sql<{ tile_id: string; parent_id: string | null; depth: number; status: UnitStatus; subject: string | null; types: string[] | null; x0: number; y0: number; x1: number; y1: number }>`
-    SELECT tile_id, parent_id, depth, status, subject, types, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+): Promise<{ id: string; parentId?: string; depth: number; status: UnitStatus; attempts: number; subject: string | null; types?: string[]; bbox: [number, number, number, number] }[]> {
+  const rows = await sql<{
+    tile_id: string; parent_id: string | null; depth: number; status: UnitStatus; attempts: number; subject: string | null; types: string[] | null; x0: number; y0: number; x1: number; y1: number;
+  }>`
+    SELECT tile_id, parent_id, depth, status, attempts, subject, types, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
     FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' ORDER BY run_tile_id`.execute(db);
   return rows.rows.map((r) => ({
     id: r.tile_id,
     ...(r.parent_id ? { parentId: r.parent_id } : {}),
     depth: r.depth,
     status: r.status,
+    attempts: r.attempts,
     subject: r.subject,
     ...(r.types !== null ? { types: r.types } : {}),
     bbox: [r.x0, r.y0, r.x1, r.y1],

@@ -193,9 +193,9 @@ export async function resumeCoordPilot(ctx: SweepContext, pending: readonly Tile
   const asTile = (r: (typeof rows)[number]): Tile => ({ id: r.id, bbox: r.bbox, depth: r.depth, ...(r.parentId ? { parentId: r.parentId } : {}), ...(r.types ? { types: r.types } : {}) });
   const markRow = rows.find((r) => r.subject !== null && MARK.test(r.subject));
   if (markRow === undefined) {
-    // Killed before the root's answer was kept: the night starts afresh, with the pilot.
+    // Killed before the root's answer was kept (or it failed): the night starts afresh, with the pilot.
     const only = pending[0];
-    const unstarted = rows.every((r) => r.status === 'pending') && pending.length === 1 && only !== undefined && only.depth === 0 && only.known === undefined && only.types === undefined;
+    const unstarted = rows.length === 1 && pending.length === 1 && only !== undefined && only.depth === 0 && only.known === undefined && only.types === undefined;
     if (!unstarted) return false;
     await sweepCoordPilot(ctx, only);
     return true;
@@ -210,14 +210,18 @@ export async function resumeCoordPilot(ctx: SweepContext, pending: readonly Tile
   // The pilot's stratum first (the planned one reads its pins), then the planned stratum.
   const others = pending.filter((t) => !ofPlanned(t));
   if (others.length > 0) await sweepCoord(ctx, others, { firstNight: false, splitMemory: createSplitMemory() });
-  const blockRows = rows.filter((r) => r.parentId === stratum.id);
-  const blockIds = new Set(blockRows.map((r) => r.id));
-  const below = pending.filter((t) => ofPlanned(t) && t.id !== stratum.id && !blockIds.has(t.id));
+  // Cut into blocks: recorded split without a request. Asked as a tile (no pilot pins to plan from): answered.
+  const cut = markRow.status === 'split' && markRow.attempts === 0;
+  const blockRows = cut ? rows.filter((r) => r.parentId === stratum.id) : [];
+  // A block not planned yet is planned below; a failed one (asked as a tile) is asked again with what is pending.
+  const unplanned = new Set(blockRows.filter((r) => r.status === 'pending').map((r) => r.id));
+  const below = pending.filter((t) => ofPlanned(t) && t.id !== stratum.id && !unplanned.has(t.id));
   if (markRow.status === 'pending') {
     await sweepPlanned(ctx, cfg, stratum, s, { blocks: undefined, pending: [] });
-  } else if (blockRows.length === 0) {
-    // The stratum was swept as today (no pilot pins): what is left of it is pending.
-    if (below.length > 0) await sweepCoord(ctx, below, { firstNight: false, splitMemory: createSplitMemory() });
+  } else if (!cut) {
+    // The stratum was asked as a tile (no pilot pins to plan from): what is left of it is pending (or failed).
+    const left = pending.filter(ofPlanned);
+    if (left.length > 0) await sweepCoord(ctx, left, { firstNight: false, splitMemory: createSplitMemory() });
   } else {
     await sweepPlanned(ctx, cfg, stratum, s, {
       blocks: blockRows.map((r) => ({ tile: asTile(r), started: r.status !== 'pending' })),
