@@ -6,7 +6,19 @@
  * a request that asks for its type.
  */
 import { coverRegion, ownsPoint, regionBBox, type Region, type Tile } from '../../src/tiling/index.js';
-import { FALLBACK_EFFICIENCY, MAX_DISSIMILARITY, PILOT_BLOCKS, PILOT_FILL, RatioEstimate, pilotBlocks, pilotVerdict, planFromPilot, pinsIn } from '../../src/tiling/pilot.js';
+import {
+  FALLBACK_EFFICIENCY,
+  MAX_DISSIMILARITY,
+  PILOT_BLOCKS,
+  PILOT_FILL,
+  PILOT_PRIOR,
+  RatioEstimate,
+  blockFallsBack,
+  pilotBlocks,
+  pilotVerdict,
+  planFromPilot,
+  pinsIn,
+} from '../../src/tiling/pilot.js';
 import {
   adaptiveSplitter,
   coldStartRootSplit,
@@ -32,8 +44,8 @@ export interface PilotKnobs {
 
 /** The minimum tile of the bench worlds (as bench/tiling.ts). */
 export const MIN_TILE_DEG = 0.0005;
-/** The order types are usually sparse in, for ties between pilot candidates. */
-export const SPARSE_FIRST: readonly WorldType[] = ['STOP', 'SHARING', 'BUS_POINT', 'PARKING', 'POI_POINT'];
+/** The order types are usually sparse in, for ties between pilot candidates: the nightly sweep's (src/tiling/pilot.ts). */
+export const SPARSE_FIRST = PILOT_PRIOR as readonly WorldType[];
 
 export interface NightFigures {
   readonly pins: number;
@@ -125,7 +137,7 @@ async function sweepStratum(w: World, region: Region, pilotPins: Float64Array, p
     ratio.observe(found, pinsIn(pilotPins, block.bbox).length / 2);
     if (!fallback) {
       blocksPlanned++;
-      if (r.requests > (knobs.fallbackEfficiency ?? FALLBACK_EFFICIENCY) * floorRequests(found, max) + 1) fallback = true;
+      if (blockFallsBack(r.requests, found, max, knobs.fallbackEfficiency ?? FALLBACK_EFFICIENCY)) fallback = true;
     }
   }
   return { requests, leaves, verdict: fallback ? `fallback after ${blocksPlanned} blocks` : 'planned' };

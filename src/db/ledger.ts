@@ -5,6 +5,7 @@ import type { RelationCounts, UnitStats } from './run-record.js';
 import type { Database } from './tables.js';
 import type { UnitStatus } from './unit-status.js';
 import type { BBox } from '../tiling/types.js';
+import { textArrayLiteral } from './pg-array.js';
 
 /**
  * The ledger of what a run did: its units (efa.run_tiles), what it rejected (efa.rejects), saw
@@ -23,6 +24,8 @@ export interface TileRecord {
   readonly bbox?: BBox | undefined;
   /** What the unit is about where that is an object (a stop's ServingLines request: the stop id). */
   readonly subject?: string | undefined;
+  /** CoordInfo: the types the tile's request asked for (a pilot sweep's stratum); undefined = every type of the job. */
+  readonly types?: readonly string[] | undefined;
   readonly status: UnitStatus;
   readonly attempts: number;
   readonly hits: number;
@@ -35,18 +38,18 @@ export async function recordTiles(db: Kysely<Database>, runId: string, tiles: re
   if (tiles.length === 0) return;
   const bboxText = tiles.map((t) => (t.bbox ? t.bbox.join(',') : null));
   await sql`
-    INSERT INTO efa.run_tiles (run_id, operation, tile_id, parent_id, depth, bbox, subject, status, attempts, hits, duration_ms, error)
+    INSERT INTO efa.run_tiles (run_id, operation, tile_id, parent_id, depth, bbox, subject, types, status, attempts, hits, duration_ms, error)
     SELECT ${runId}::bigint, op, tile_id, parent_id, depth,
            CASE WHEN bbox IS NULL THEN NULL ELSE ST_MakeEnvelope(
              split_part(bbox, ',', 1)::float8, split_part(bbox, ',', 2)::float8,
              split_part(bbox, ',', 3)::float8, split_part(bbox, ',', 4)::float8, 4326) END,
-           subject, status, attempts, hits, duration_ms, error
+           subject, types::text[], status, attempts, hits, duration_ms, error
     FROM unnest(${tiles.map((t) => t.operation)}::text[], ${tiles.map((t) => t.tileId)}::text[],
                 ${tiles.map((t) => t.parentId ?? null)}::text[], ${tiles.map((t) => t.depth)}::int[], ${bboxText}::text[],
-                ${tiles.map((t) => t.subject ?? null)}::text[],
+                ${tiles.map((t) => t.subject ?? null)}::text[], ${tiles.map((t) => (t.types ? textArrayLiteral(t.types) : null))}::text[],
                 ${tiles.map((t) => t.status)}::text[], ${tiles.map((t) => t.attempts)}::int[], ${tiles.map((t) => t.hits)}::int[],
                 ${tiles.map((t) => Math.round(t.durationMs))}::int[], ${tiles.map((t) => t.error ?? null)}::text[])
-      AS t(op, tile_id, parent_id, depth, bbox, subject, status, attempts, hits, duration_ms, error)
+      AS t(op, tile_id, parent_id, depth, bbox, subject, types, status, attempts, hits, duration_ms, error)
     ON CONFLICT (run_id, operation, tile_id) DO UPDATE SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
       hits = EXCLUDED.hits, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
       fetched_at = now()`.execute(db);
@@ -85,9 +88,11 @@ export async function finishedUnits(db: Kysely<Database>, runId: string, operati
 export async function pendingTiles(
   db: Kysely<Database>,
   runId: string,
-): Promise<{ id: string; parentId?: string; depth: number; bbox: [number, number, number, number]; known?: number }[]> {
-  const rows = await sql<{ tile_id: string; parent_id: string | null; depth: number; hits: number; status: string; x0: number; y0: number; x1: number; y1: number }>`
-    SELECT tile_id, parent_id, depth, hits, status, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+): Promise<{ id: string; parentId?: string; depth: number; bbox: [number, number, number, number]; known?: number; types?: string[] }[]> {
+  const rows = await sql<{
+    tile_id: string; parent_id: string | null; depth: number; hits: number; status: string; types: string[] | null; x0: number; y0: number; x1: number; y1: number;
+  }>`
+    SELECT tile_id, parent_id, depth, hits, status, types, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
     FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' AND status IN ('pending', 'failed')
     ORDER BY run_tile_id`.execute(db);
   return rows.rows.map((r) => ({
@@ -96,7 +101,51 @@ export async function pendingTiles(
     depth: r.depth,
     bbox: [r.x0, r.y0, r.x1, r.y1],
     ...(r.status === 'pending' && r.hits > 0 ? { known: r.hits } : {}),
+    ...(r.types !== null ? { types: r.types } : {}),
   }));
+}
+
+/** Every CoordInfo tile of a run as recorded, in the order recorded (a resumed pilot reads its strata and blocks here). */
+export async function coordTileRows(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<{ id: string; parentId?: string; depth: number; status: UnitStatus; attempts: number; subject: string | null; types?: string[]; bbox: [number, number, number, number] }[]> {
+  const rows = await sql<{
+    tile_id: string; parent_id: string | null; depth: number; status: UnitStatus; attempts: number; subject: string | null; types: string[] | null; x0: number; y0: number; x1: number; y1: number;
+  }>`
+    SELECT tile_id, parent_id, depth, status, attempts, subject, types, ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
+    FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' ORDER BY run_tile_id`.execute(db);
+  return rows.rows.map((r) => ({
+    id: r.tile_id,
+    ...(r.parent_id ? { parentId: r.parent_id } : {}),
+    depth: r.depth,
+    status: r.status,
+    attempts: r.attempts,
+    subject: r.subject,
+    ...(r.types !== null ? { types: r.types } : {}),
+    bbox: [r.x0, r.y0, r.x1, r.y1],
+  }));
+}
+
+/** Positions (lon,lat pairs, in key order) of the live pins of one type a run stored: the pilot's pins of a night. */
+export async function runPinPoints(db: Kysely<Database>, run: RunRef, type: string): Promise<Float64Array> {
+  const r = await sql<{ lon: number; lat: number }>`
+    SELECT ST_X(p.geom) AS lon, ST_Y(p.geom) AS lat FROM efa.pins p
+    WHERE p.source = ${run.source} AND p.type = ${type} AND p.deleted_at IS NULL
+      AND p.pin_key IN (SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s)
+    ORDER BY p.pin_key`.execute(db);
+  return Float64Array.from(r.rows.flatMap((p) => [Number(p.lon), Number(p.lat)]));
+}
+
+/** How many pins of these types a run stored in a box. */
+export async function runPinCount(db: Kysely<Database>, run: RunRef, types: readonly string[], bbox: BBox): Promise<number> {
+  const [x0, y0, x1, y1] = bbox;
+  const r = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM efa.pins p
+    WHERE p.source = ${run.source} AND p.type = ANY (${[...types]}::text[])
+      AND p.geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326)
+      AND p.pin_key IN (SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s)`.execute(db);
+  return r.rows[0]?.n ?? 0;
 }
 
 export interface UnitOutcomes {

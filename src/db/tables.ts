@@ -43,6 +43,8 @@ export interface RunTilesTable {
   bbox: Geometry | null;
   status: UnitStatus;
   subject: string | null;
+  /** CoordInfo: the types the tile's request asked for; NULL = every type of the job (sql/018). */
+  types: string[] | null;
   attempts: number;
   hits: number;
   split: boolean;

@@ -3,6 +3,7 @@ import {
   createCapDetector,
   createSpatialCheck,
   createSplitMemory,
+  inStratum,
   regionBBox,
   splitTile,
   type AskBox,
@@ -62,30 +63,36 @@ export interface BoxStep {
   readonly memory: SplitMemory;
 }
 
+/** Today's splitter (`splitTile` with the sweep's memory): the default of a step, for a sweep that cuts some tiles its own way. */
+export function todaySplitter(o: Pick<BoxStepOptions, 'minTileSizeDeg' | 'followDensity' | 'region'>): Splitter {
+  return (tile, hits, mem, max) =>
+    splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory: mem });
+}
+
 export function createBoxStep(o: BoxStepOptions): BoxStep {
   const capDetector = o.capDetector ?? createCapDetector();
   const memory = o.splitMemory ?? createSplitMemory();
   const spatial = o.spatialCheck ?? createSpatialCheck();
   const place: Placement = { region: o.region, regionBBox: o.regionBBox ?? regionBBox(o.region), expand: o.expand, secrets: o.secrets ?? [] };
-  const split: Splitter =
-    o.split ??
-    ((tile, hits, mem, max) =>
-      splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory: mem }));
+  const split: Splitter = o.split ?? todaySplitter(o);
   return {
     label: o.label,
     maxPerRequest: o.maxPerRequest,
     memory,
-    async answer(tile, result, ask) {
+    async answer(tile, result, askAny) {
+      // A stratum's tile (a pilot sweep's) is confirmed by requests for its own types, and its children are of its stratum.
+      const ask: AskBox = tile.types === undefined ? askAny : (probe) => askAny(inStratum(probe, tile.types));
       const seen = boxAnswer(result);
       const { max, redo } = await capDetector.observe(tile, seen, o.maxPerRequest, ask);
       const verdict = judgeBoxAnswer(tile.bbox, result, max, `${o.label} tile ${tile.id}`);
       if (verdict.kind === 'untrusted') return { outcome: settle(tile, result, verdict, undefined, place), redo };
       memory.observe(tile, verdict.received, verdict.kind === 'capped');
       if (verdict.kind !== 'capped') return { outcome: settle(tile, result, verdict, undefined, place), redo };
-      const children =
+      let children: readonly Tile[] | 'too-small' | 'not-spatial' =
         (await spatial.judgeFull(tile, seen, max, ask)) === 'untrusted'
           ? 'not-spatial'
           : split(tile, result.records.map((h) => h.coord), memory, max);
+      if (typeof children === 'object' && tile.types !== undefined) children = children.map((c) => inStratum(c, tile.types));
       return { outcome: settle(tile, result, verdict, children, place), redo };
     },
     failure: (_tile, error) => failure(error, place.secrets),

@@ -11,6 +11,7 @@ import { pendingRecord, sweepCoord } from '../sweep/coord.js';
 import { nightlyEnd } from './finalise.js';
 import { sweepOpArea } from '../sweep/op-area.js';
 import { planCoordTiles } from '../sweep/plan.js';
+import { pilotApplies, resumeCoordPilot, sweepCoordPilot } from '../sweep/pilot.js';
 import { Progress } from '../sweep/progress.js';
 import { sweepServingLines } from '../sweep/serving-lines.js';
 import { RunStats } from '../sweep/stats.js';
@@ -88,6 +89,12 @@ async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['jo
     await ctx.transact((tx) => recordTiles(tx.kysely, run.runId, tiles.map(pendingRecord)));
   }
   log.info(`coordInfo: ${tiles.length} ${resumed ? 'pending tiles left' : known > 0 ? `tiles planned from ${known} known pins` : 'tile(s) to start from'}`);
+  // The night-one pilot (sweeps.coord.pilot) only on a night planned without known pins, from its one root tile.
+  if (pilotApplies(cfg)) {
+    if (resumed && (await resumeCoordPilot(ctx, tiles))) return;
+    const root = tiles[0];
+    if (!resumed && known === 0 && tiles.length === 1 && root !== undefined) return sweepCoordPilot(ctx, root);
+  }
   await sweepCoord(ctx, tiles);
 }
 

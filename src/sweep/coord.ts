@@ -1,10 +1,11 @@
 import { recordTiles, type TileRecord } from '../db/ledger.js';
-import type { CoordInfoBoxOptions } from '../efa/index.js';
+import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
 import { pins, toPinRow } from '../relations/index.js';
 import { isSharingVehicle } from '../relations/pins.js';
-import { createBoxStep, sweepBoxes, type BoxSink, type TileOutcome } from '../harvest/index.js';
+import { PARKING } from '../efa/records.js';
+import { createBoxStep, sweepBoxes, type BoxSink, type BoxSweepEnd, type Splitter, type TileOutcome } from '../harvest/index.js';
 import type { Job } from '../job/index.js';
-import { minTileOf, type Tile } from '../tiling/index.js';
+import { minTileOf, type SplitMemory, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal } from '../errors.js';
 import { keepMessages, storeRejects, type SweepContext } from './context.js';
@@ -12,17 +13,24 @@ import { redactText } from '../util/redact.js';
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 
+/**
+ * The CoordInfo request of one tile: a filter block per type the tile asks for (a pilot sweep's
+ * stratum: its types only, pin types as efa.pins.type holds them; else every type of the job), the
+ * parking box parameters only when it asks for PARKING (or for every type), MOT filters only on the
+ * stop block.
+ */
 export function coordRequest(cfg: CoordSweep, tile: Tile): CoordInfoBoxOptions {
+  const types = tile.types === undefined ? cfg.types : cfg.types.filter((t) => tile.types!.includes(t));
   return {
     bbox: [...tile.bbox],
-    filters: cfg.types.map((type) => ({
+    filters: types.map((type) => ({
       type,
       // MOT filters only mean something for stop blocks.
       ...(type === 'STOP' && cfg.inclMOT ? { inclMOT: cfg.inclMOT } : {}),
       ...(type === 'STOP' && cfg.exclMOT ? { exclMOT: cfg.exclMOT } : {}),
     })),
     max: cfg.maxPerRequest,
-    ...(cfg.parking
+    ...(cfg.parking && (tile.types === undefined || tile.types.includes(PARKING))
       ? {
           parkingBBox: [...tile.bbox],
           parkingObjectType: cfg.parking.objectTypes,
@@ -33,12 +41,28 @@ export function coordRequest(cfg: CoordSweep, tile: Tile): CoordInfoBoxOptions {
   };
 }
 
-function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 'parentId' | 'depth' | 'bbox'>): TileRecord {
-  return { operation: 'coordInfo', tileId: tile.id, parentId: tile.parentId, depth: tile.depth, bbox: tile.bbox, ...rest };
+export function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'tileId' | 'parentId' | 'depth' | 'bbox'>): TileRecord {
+  return { operation: 'coordInfo', tileId: tile.id, parentId: tile.parentId, depth: tile.depth, bbox: tile.bbox, types: tile.types, ...rest };
 }
 
 /** A planned tile; `hits` holds what the plan knew in it until the tile is fetched (a resume reads it back). */
 export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { status: 'pending', attempts: 0, hits: tile.known ?? 0, durationMs: 0 });
+
+/** What the night-one pilot (src/sweep/pilot.ts) adds to one sweep; a plain night gives none of it. */
+export interface CoordSweepOptions {
+  /** Whether the night is planned without known pins (the all-empty check); default: every tile a root without known pins. */
+  readonly firstNight?: boolean;
+  /** The sweep's own split memory (a stratum's); default the run's. */
+  readonly splitMemory?: SplitMemory;
+  /** Cuts a capped tile instead of today's splitter (the pilot reads the root's answer here). */
+  readonly split?: Splitter;
+  /** Every answer, before it is judged. */
+  readonly answered?: (tile: Tile, result: EfaResult<Pin>) => void;
+  /** Records written in the same transaction as `tile`'s split (a pilot's strata, pending). */
+  readonly alsoPending?: (tile: Tile) => readonly TileRecord[];
+  /** The pins a kept tile stored (owned by it, sharing vehicles aside), after its commit. */
+  readonly kept?: (tile: Tile, pins: readonly Pin[]) => void;
+}
 
 /**
  * CoordInfo over the tiles, through the one box step (src/harvest): this sweep brings its sink, a
@@ -47,9 +71,9 @@ export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { stat
  * a failed tile is recorded with its reason. Only `done` tiles delete. Sharing vehicles are the
  * snapshot sweep's time series: counted, not stored as pins. `tiles` must already be recorded as pending.
  */
-export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Promise<void> {
+export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: CoordSweepOptions = {}): Promise<BoxSweepEnd> {
   const cfg = ctx.job.sweeps.coord;
-  if (!cfg) return;
+  if (!cfg) return { requests: 0, confirming: 0 };
   ctx.progress.phase('coordInfo');
   ctx.progress.addTotal(tiles.length);
   const runId = ctx.run.runId;
@@ -61,10 +85,11 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     regionBBox: ctx.regionBBox,
     secrets: ctx.secrets,
     capDetector: ctx.capDetector,
-    splitMemory: ctx.splitMemory,
+    splitMemory: o.splitMemory ?? ctx.splitMemory,
+    ...(o.split ? { split: o.split } : {}),
   });
   // A first night (no tile planned from known pins) that answers nothing anywhere is no success.
-  const firstNight = tiles.length > 0 && tiles.every((t) => t.known === undefined && t.depth === 0);
+  const firstNight = o.firstNight ?? (tiles.length > 0 && tiles.every((t) => t.known === undefined && t.depth === 0));
   let receivedTotal = 0;
   const answeredEmpty: { tile: Tile; attempts: number; durationMs: number }[] = [];
 
@@ -82,7 +107,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     const done = { attempts: outcome.attempts, hits: outcome.received, durationMs: Date.now() - startedAt };
     if (outcome.kind === 'split') {
       await ctx.transact(async (tx) => {
-        await recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'split', ...done }), ...outcome.children.map(pendingRecord)]);
+        await recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'split', ...done }), ...outcome.children.map(pendingRecord), ...(o.alsoPending?.(tile) ?? [])]);
         failpoint('tile-commit');
       });
       ctx.stats.addUnit('coordInfo', 'split');
@@ -110,17 +135,19 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     }
     ctx.stats.addUnit('coordInfo', outcome.status);
     ctx.progress.unitDone();
+    o.kept?.(tile, outcome.owned.filter((h) => !isSharingVehicle(h)));
   };
   const sink: BoxSink = {
     consequence: { incomplete: 'stored, but nothing in it is marked deleted' },
-    answered(_tile, result) {
+    answered(tile, result) {
       failpoint('request');
       keepMessages(ctx, result.messages);
+      o.answered?.(tile, result);
     },
     redo: (again) => ctx.progress.addTotal(again.length),
     take,
   };
-  await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)), step, sink, {
+  const end = await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)), step, sink, {
     concurrency: ctx.job.rateLimit.concurrency,
     log: ctx.log,
     secrets: ctx.secrets,
@@ -151,4 +178,5 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[]): Pro
     ctx.stats.addUnit('coordInfo', 'incomplete', answeredEmpty.length);
     for (const a of answeredEmpty) ctx.stats.incomplete.push({ operation: 'coordInfo', unit: a.tile.id, reason: 'answered no objects, nothing known there' });
   }
+  return end;
 }

@@ -54,3 +54,18 @@ export function makeTile(bbox: BBox, depth: number, parentId?: string): Tile {
   const id = tileId(bbox, depth);
   return parentId === undefined ? { id, bbox, depth } : { id, bbox, depth, parentId };
 }
+
+/** The id of a stratum's tile: the box's id and its types (sorted), `depth/box:TYPE+TYPE`; the box's id alone without types. */
+export function stratumTileId(bbox: BBox, depth: number, types: readonly string[] | undefined): string {
+  const id = tileId(bbox, depth);
+  return types === undefined ? id : `${id}:${[...types].sort().join('+')}`;
+}
+
+/**
+ * `tile` as a unit of the stratum of `types` (undefined: of every type, the tile as it is). Its id
+ * names the stratum; its parent id is kept (a split child of a stratum's tile already names its parent's).
+ */
+export function inStratum(tile: Tile, types: readonly string[] | undefined): Tile {
+  if (types === undefined) return tile;
+  return { ...tile, id: stratumTileId(tile.bbox, tile.depth, types), types: [...types].sort() };
+}

@@ -1,6 +1,6 @@
 export type { BBox, Point, Region, Tile } from './types.js';
 export { InvalidRegionError, InvalidTilingOptionError } from './errors.js';
-export { EDGE_DECIMALS, bboxAreaM2, bboxSizeMetres, snapEdge, tileId } from './geo.js';
+export { EDGE_DECIMALS, bboxAreaM2, bboxSizeMetres, inStratum, snapEdge, stratumTileId, tileId } from './geo.js';
 export { inRegion, pointInRegion, regionBBox, tileIntersectsRegion } from './region.js';
 export { ownsPoint } from './ownership.js';
 export { coverRegion } from './cover.js';

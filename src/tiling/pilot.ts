@@ -38,6 +38,17 @@ export const PILOT_BLOCKS = 6;
  */
 export const FALLBACK_EFFICIENCY = 2.5;
 
+/**
+ * Whether a block planned from pilot pins cost too much (more than FALLBACK_EFFICIENCY requests per
+ * floor of what it found, plus one): the stratum's remaining blocks then fall back to today's splitter.
+ */
+export function blockFallsBack(requests: number, found: number, max: number, efficiency = FALLBACK_EFFICIENCY): boolean {
+  return requests > efficiency * Math.max(1, Math.ceil(found / max)) + 1;
+}
+
+/** The order types are usually sparse in, for ties between pilot candidates (the bench's SPARSE_FIRST). */
+export const PILOT_PRIOR: readonly string[] = ['STOP', 'SHARING', 'BUS_POINT', 'PARKING', 'POI_POINT'];
+
 /** Pins of `pins` (lon,lat pairs) inside the closed box, as pairs. */
 export function pinsIn(pins: Float64Array, b: BBox): Float64Array {
   const out: number[] = [];
@@ -149,7 +160,13 @@ function dissimilarity(a: readonly number[], b: readonly number[]): number {
  * taken if it beats today's splitter by MIN_GAIN; else nothing changes. An answer cut in id or
  * insertion order is a biased sample, where types tend to look apart: that only keeps today's way.
  */
-export function pilotVerdict<T extends string>(hits: readonly TypedHit<T>[], prior: readonly T[], maxDissimilarity = MAX_DISSIMILARITY): PilotVerdict<T> {
+export function pilotVerdict<T extends string>(
+  hits: readonly TypedHit<T>[],
+  prior: readonly T[],
+  maxDissimilarity = MAX_DISSIMILARITY,
+  /** Whether the strata of a candidate can be swept at all (the nightly sweep: each needs a type filter block); default every one. */
+  admissible?: (pilot: T, planned: readonly T[]) => boolean,
+): PilotVerdict<T> {
   const none = (reason: string): PilotVerdict<T> => ({ pilot: undefined, planned: [], ratio: NaN, predictedCost: COST_SPLIT, reason });
   let minLon = Infinity, minLat = Infinity, maxLon = -Infinity, maxLat = -Infinity;
   for (const h of hits) {
@@ -175,7 +192,7 @@ export function pilotVerdict<T extends string>(hits: readonly TypedHit<T>[], pri
     const np = count(pilot);
     if (np < MIN_PILOT_HITS) continue;
     const planned = [...cells.keys()].filter((t) => t !== pilot && dissimilarity(pc, cells.get(t)!) <= maxDissimilarity);
-    if (planned.length === 0) continue;
+    if (planned.length === 0 || (admissible !== undefined && !admissible(pilot, planned))) continue;
     const nPlanned = planned.reduce((x, t) => x + count(t), 0);
     const predictedCost = (COST_SPLIT * (n - nPlanned) + COST_PLANNED * nPlanned) / n;
     const v: PilotVerdict<T> = {

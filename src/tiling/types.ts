@@ -19,6 +19,12 @@ export interface Tile {
    * silent server cap.
    */
   readonly known?: number;
+  /**
+   * The object types this tile's request asks for, when it is a unit of one stratum of a sweep by a
+   * pilot type (src/tiling/pilot.ts); undefined = every type of the sweep. Its id names them, so one
+   * box can be a unit of two strata; its children and confirming requests ask for the same types.
+   */
+  readonly types?: readonly string[];
 }
 
 export interface Point {

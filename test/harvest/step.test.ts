@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EfaResult, Pin } from '../../src/efa/index.js';
 import { afterSilentCap, allRejected, createBoxStep, sweepBoxes, type BoxSink, type TileOutcome } from '../../src/harvest/index.js';
-import { makeTile } from '../../src/tiling/geo.js';
+import { inStratum, makeTile } from '../../src/tiling/geo.js';
 import type { AskBox, BBox, Tile } from '../../src/tiling/index.js';
 import type { Logger } from '../../src/util/log.js';
 
@@ -78,5 +78,41 @@ describe('sweepBoxes', () => {
     expect(taken.filter(([, k]) => k === 'failed')).toHaveLength(1);
     expect(taken.filter(([, k]) => k === 'kept').length).toBe(taken.length - 2);
     expect(end.requests).toBe(taken.length);
+  });
+});
+
+describe('a stratum\'s tile (a pilot sweep asks some types only)', () => {
+  it('splits into children of its stratum, and asks its confirming requests for its types', async () => {
+    const tile = inStratum(makeTile(REGION, 0), ['STOP', 'PARKING']);
+    expect(tile.id).toBe(`${makeTile(REGION, 0).id}:PARKING+STOP`);
+    const probes: Tile[] = [];
+    const ask: AskBox = async (probe) => (probes.push(probe), undefined);
+    const { outcome } = await step().answer(tile, result(spread(10, REGION)), ask);
+    if (outcome.kind !== 'split') throw new Error(outcome.kind);
+    expect(outcome.children.length).toBeGreaterThan(1);
+    for (const c of outcome.children) {
+      expect(c.types).toEqual(['PARKING', 'STOP']);
+      expect(c.parentId).toBe(tile.id);
+      expect(c.id).toBe(`${makeTile(c.bbox, 1).id}:PARKING+STOP`);
+    }
+    // A first answer below max is checked with its emptiest quarter: asked for the same types.
+    await step(20).answer(
+      inStratum(makeTile(REGION, 0), ['POI_POINT']),
+      result(spread(12, REGION)),
+      ask,
+    );
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.at(-1)?.types).toEqual(['POI_POINT']);
+  });
+
+  it('a tile of every type keeps today\'s ids and children', async () => {
+    const tile = makeTile(REGION, 0);
+    expect(inStratum(tile, undefined)).toBe(tile);
+    const { outcome } = await step().answer(tile, result(spread(10, REGION)), noAsk);
+    if (outcome.kind !== 'split') throw new Error(outcome.kind);
+    for (const c of outcome.children) {
+      expect(c.types).toBeUndefined();
+      expect(c.id).toBe(makeTile(c.bbox, 1).id);
+    }
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTile } from '../../src/tiling/geo.js';
 import { ownsPoint } from '../../src/tiling/index.js';
-import { PILOT_FILL, RatioEstimate, pilotBlocks, pilotVerdict, planFromPilot, pinsIn, type TypedHit } from '../../src/tiling/pilot.js';
+import { FALLBACK_EFFICIENCY, PILOT_FILL, RatioEstimate, blockFallsBack, pilotBlocks, pilotVerdict, planFromPilot, pinsIn, type TypedHit } from '../../src/tiling/pilot.js';
 import type { BBox } from '../../src/tiling/index.js';
 import { rng } from './harness.js';
 
@@ -41,6 +41,34 @@ describe('pilotVerdict', () => {
     const hits = sample('both').filter((h, i) => h.type !== 'STOP' || i % 3 === 0);
     expect(hits.filter((h) => h.type === 'STOP').length).toBeLessThan(12);
     expect(pilotVerdict(hits, ['STOP']).pilot).toBeUndefined();
+  });
+});
+
+describe('pilotVerdict with strata the sweep cannot ask', () => {
+  it('skips a candidate the caller rules out, and takes the best admissible one', () => {
+    // PARKING lies with the POIs too: as the pilot it would leave a stratum of PARKING alone.
+    const rand = rng(3);
+    const hits: TypedHit<T>[] = [...sample('both')];
+    for (let i = 0; i < 20; i++) hits.push({ lon: (i % 2 === 0 ? 9.03 : 9.17) + rand() * 0.02, lat: 48.72 + rand() * 0.02, type: 'PARKING' });
+    const free = pilotVerdict(hits, ['PARKING', 'STOP', 'POI_POINT']);
+    expect(free.pilot).toBe('PARKING');
+    const v = pilotVerdict(hits, ['PARKING', 'STOP', 'POI_POINT'], undefined, (pilot) => pilot !== 'PARKING');
+    expect(v.pilot).toBe('STOP');
+    expect(v.planned).toContain('POI_POINT');
+    const none = pilotVerdict(hits, ['PARKING', 'STOP', 'POI_POINT'], undefined, () => false);
+    expect(none.pilot).toBeUndefined();
+  });
+});
+
+describe('blockFallsBack', () => {
+  it('falls back when a block costs more than FALLBACK_EFFICIENCY requests per floor, plus one', () => {
+    // Floor of 300 pins at max 150: 2 requests; the bound is 2.5 x 2 + 1 = 6.
+    expect(FALLBACK_EFFICIENCY).toBe(2.5);
+    expect(blockFallsBack(6, 300, 150)).toBe(false);
+    expect(blockFallsBack(7, 300, 150)).toBe(true);
+    // A block that found nothing still has a floor of one request.
+    expect(blockFallsBack(3, 0, 150)).toBe(false);
+    expect(blockFallsBack(4, 0, 150)).toBe(true);
   });
 });
 
