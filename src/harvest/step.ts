@@ -69,6 +69,15 @@ export function todaySplitter(o: Pick<BoxStepOptions, 'minTileSizeDeg' | 'follow
     splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory: mem });
 }
 
+/** The one summary of the branches a spatial check stopped (undefined: none), for the run's warning and note. */
+export function notSpatialNote(label: string, spatial: SpatialCheck, consequence?: string): string | undefined {
+  if (spatial.stopped === 0) return undefined;
+  return (
+    `${label} answers are not spatial: ${spatial.evidence ?? 'boxes of every size answered full'}; ${spatial.stopped} branch(es) that answered full ` +
+    `for several generations in a row were stopped as untrusted (recorded capped; their answers were not stored${consequence ? `, ${consequence}` : ''})`
+  );
+}
+
 export function createBoxStep(o: BoxStepOptions): BoxStep {
   const capDetector = o.capDetector ?? createCapDetector();
   const memory = o.splitMemory ?? createSplitMemory();
@@ -99,12 +108,6 @@ export function createBoxStep(o: BoxStepOptions): BoxStep {
     get silentCap() {
       return capDetector.effectiveCap;
     },
-    notSpatialNote(consequence) {
-      if (spatial.stopped === 0) return undefined;
-      return (
-        `${o.label} answers are not spatial: ${spatial.evidence ?? 'boxes of every size answered full'}; ${spatial.stopped} branch(es) that answered full ` +
-        `for several generations in a row were stopped as untrusted (recorded capped; their answers were not stored${consequence ? `, ${consequence}` : ''})`
-      );
-    },
+    notSpatialNote: (consequence) => notSpatialNote(o.label, spatial, consequence),
   };
 }

@@ -111,8 +111,8 @@ export const coordSweepSchema = z.strictObject({
   /**
    * Night one by a pilot type (src/sweep/pilot.ts): `auto` reads the first answer of a night planned
    * without known pins (a first night, --full) and, where some types lie where a sparse type lies,
-   * sweeps that type first and plans the others' tiles from its pins; `off` (the default, also when
-   * left out) sweeps every type together as before. Never with type ANY. Nights planned from known
+   * sweeps that type first and plans the others' tiles from its pins (left out: `auto`); `off` sweeps
+   * every type together, with today's splitter alone. Never with type ANY. Nights planned from known
    * pins are the same either way. Left out rather than defaulted, so the job's hash (resume) stays.
    */
   pilot: z.enum(['auto', 'off']).optional(),

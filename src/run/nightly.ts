@@ -3,7 +3,8 @@ import { errorText } from '../errors.js';
 import type { LoadedJob } from '../job/index.js';
 import type { Outcome, RunContext, RunKind } from './kind.js';
 import { seconds } from './summary.js';
-import { createCapDetector, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
+import { createCapDetector, createSpatialCheck, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
+import { notSpatialNote } from '../harvest/index.js';
 import { redactText } from '../util/redact.js';
 import { sweepAddInfo } from '../sweep/add-info.js';
 import { createBatchingWriter, type SweepContext } from '../sweep/context.js';
@@ -54,6 +55,7 @@ async function sweepNight(rc: RunContext): Promise<Outcome> {
     extendBudget: (n) => scheduler.extendBudget(n),
     secrets: rc.secrets,
     splitMemory: createSplitMemory(),
+    spatialCheck: createSpatialCheck(),
   };
 
   let failure: unknown;
@@ -76,7 +78,20 @@ async function sweepNight(rc: RunContext): Promise<Outcome> {
   return nightlyEnd(rc, ctx, failure, phases);
 }
 
+/** The CoordInfo phase, and once at its end what the run's spatial check stopped (every stratum's). */
 async function sweepCoordPhase(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
+  try {
+    await sweepCoordTiles(ctx, cfg, resumed, full);
+  } finally {
+    const notSpatial = notSpatialNote('coordInfo', ctx.spatialCheck, 'and nothing in them is marked gone');
+    if (notSpatial !== undefined) {
+      ctx.log.warn(`${notSpatial}. Is the base URL a real EFA deployment, and does it honour boundingBox?`);
+      ctx.stats.notes.push(notSpatial);
+    }
+  }
+}
+
+async function sweepCoordTiles(ctx: SweepContext, cfg: NonNullable<LoadedJob['job']['sweeps']['coord']>, resumed: boolean, full: boolean): Promise<void> {
   const { db, run, log } = ctx;
   let tiles: Tile[];
   let known = 0;

@@ -8,7 +8,7 @@ import type { EfaClient } from '../efa/client.js';
 import type { ServerMessage } from '../efa/records.js';
 import { isFatal } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
-import type { BBox, CapDetector, SplitMemory } from '../tiling/index.js';
+import type { BBox, CapDetector, SpatialCheck, SplitMemory } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 import type { Progress } from './progress.js';
 import type { RunStats } from './stats.js';
@@ -47,6 +47,11 @@ export interface SweepContext {
   readonly extendBudget: (requests: number) => void;
   /** What the run's CoordInfo answers showed about how many pins tiles hold; sizes splits. */
   readonly splitMemory: SplitMemory;
+  /**
+   * Whether the run's CoordInfo answers are spatial: one check for every sweep of the phase (a
+   * pilot's strata too), so what one stratum learnt stops the next sooner and the run says it once.
+   */
+  readonly spatialCheck: SpatialCheck;
 }
 
 /**

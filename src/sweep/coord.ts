@@ -86,6 +86,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
     secrets: ctx.secrets,
     capDetector: ctx.capDetector,
     splitMemory: o.splitMemory ?? ctx.splitMemory,
+    spatialCheck: ctx.spatialCheck,
     ...(o.split ? { split: o.split } : {}),
   });
   // A first night (no tile planned from known pins) that answers nothing anywhere is no success.
@@ -153,11 +154,6 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
     secrets: ctx.secrets,
   });
 
-  const notSpatial = step.notSpatialNote('and nothing in them is marked gone');
-  if (notSpatial !== undefined) {
-    ctx.log.warn(`${notSpatial}. Is the base URL a real EFA deployment, and does it honour boundingBox?`);
-    ctx.stats.notes.push(notSpatial);
-  }
   if (firstNight && receivedTotal === 0 && answeredEmpty.length > 0) {
     const region = 'bbox' in ctx.region ? `region.bbox ${JSON.stringify(ctx.region.bbox)}` : 'the region polygon';
     const note =

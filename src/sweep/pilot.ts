@@ -44,9 +44,9 @@ export interface Strata {
   readonly ratio: number;
 }
 
-/** Whether a job's coord sweep may run the pilot: asked for, and no type ANY (its answers are not typed strata). */
+/** Whether a job's coord sweep may run the pilot: not turned off, and no type ANY (its answers are not typed strata). */
 export function pilotApplies(cfg: CoordSweep): boolean {
-  return cfg.pilot === 'auto' && !cfg.types.includes('ANY');
+  return cfg.pilot !== 'off' && !cfg.types.includes('ANY');
 }
 
 /** The pin types a coord sweep asks for (efa.pins.type): its types, and PARKING with the parking box. */

@@ -98,12 +98,12 @@ describe('night one by a pilot type in the nightly sweep', () => {
     }
   }
 
-  it("'auto' sends fewer CoordInfo requests than 'off' and stores the same pins; night two marks nothing gone", async () => {
+  it("'auto' (also when left out) sends fewer CoordInfo requests than 'off' and stores the same pins; night two marks nothing gone", async () => {
     const offDb = await database();
-    const off = await night(offDb, 'pilot-off', undefined);
+    const off = await night(offDb, 'pilot-off', 'off');
     expect(off.code, off.stderr.slice(-800)).toBe(0);
     const autoDb = await database();
-    const auto = await night(autoDb, 'pilot-auto', 'auto');
+    const auto = await night(autoDb, 'pilot-auto', undefined);
     expect(auto.code, auto.stderr.slice(-800)).toBe(0);
     expect(auto.stderr).toMatch(/night one by a pilot: /);
     expect(off.stderr).not.toMatch(/night one by a pilot|no pilot/);
@@ -120,7 +120,7 @@ describe('night one by a pilot type in the nightly sweep', () => {
     expect(a.all.pins.some((p) => p.startsWith('PARKING|'))).toBe(true);
     reference = a.all;
 
-    const two = await night(autoDb, 'pilot-auto', 'auto');
+    const two = await night(autoDb, 'pilot-auto', undefined);
     expect(two.code, two.stderr.slice(-800)).toBe(0);
     expect(two.stderr).toMatch(/tiles planned from \d+ known pins/);
     expect(two.stderr).not.toMatch(/night one by a pilot/);
