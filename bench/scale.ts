@@ -33,7 +33,7 @@ import { createJobClient } from '../src/run/client.js';
 import { coordRequest } from '../src/sweep/coord.js';
 import { drainQueue } from '../src/sweep/queue.js';
 import type { RunSummary } from '../src/run/index.js';
-import { makeTile } from '../src/tiling/geo.js';
+import { inStratum, makeTile } from '../src/tiling/geo.js';
 import type { BBox, Tile } from '../src/tiling/index.js';
 import { createLogger } from '../src/util/log.js';
 import { peakRssOf, startSimProcess, stopChild } from './run-memory.js';
@@ -144,18 +144,24 @@ async function runCli(jobFile: string, dbUrl: string, simUrl: string, limitMs: n
   }
 }
 
-/** The CoordInfo tiles a run asked (any outcome but pending), from their ids (`depth/minLon,minLat,maxLon,maxLat`). */
+/**
+ * The CoordInfo tiles a run asked (any outcome but pending, and only those a request answered: a
+ * pilot's strata and blocks are recorded split without one), from their ids
+ * (`depth/minLon,minLat,maxLon,maxLat`, then `:TYPES` for a stratum's tile), with their types.
+ */
 async function askedTiles(db: Db, runId: string): Promise<Tile[]> {
   const rows = await db.kysely
     .selectFrom('efa.run_tiles')
-    .select(['tile_id', 'depth'])
+    .select(['tile_id', 'depth', 'types'])
     .where('run_id', '=', runId)
     .where('operation', '=', 'coordInfo')
     .where('status', '!=', 'pending')
+    .where('attempts', '>', 0)
     .execute();
   return rows.map((r) => {
-    const bbox = r.tile_id.slice(r.tile_id.indexOf('/') + 1).split(',').map(Number) as unknown as BBox;
-    return makeTile(bbox, Number(r.depth));
+    const box = r.tile_id.slice(r.tile_id.indexOf('/') + 1).split(':')[0]!;
+    const bbox = box.split(',').map(Number) as unknown as BBox;
+    return inStratum(makeTile(bbox, Number(r.depth)), r.types ?? undefined);
   });
 }
 

@@ -1,3 +1,4 @@
+import { PointList } from '../util/point-list.js';
 import { sql, type Kysely } from 'kysely';
 import { PARKING } from '../efa/records.js';
 import { sweptPinTypes } from '../relations/index.js';
@@ -18,8 +19,7 @@ const pageSize = 50_000;
 export async function knownPinPoints(db: Kysely<Database>, source: string, cfg: CoordSweep, region: ResolvedRegion): Promise<Float64Array> {
   const [x0, y0, x1, y1] = regionBBox(region);
   const { any, types } = sweptPinTypes(cfg);
-  let out = new Float64Array(2 * pageSize);
-  let n = 0;
+  const out = new PointList();
   let after = '';
   for (;;) {
     const page = await sql<{ k: string; x: number; y: number }>`
@@ -28,19 +28,10 @@ export async function knownPinPoints(db: Kysely<Database>, source: string, cfg: 
         AND geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326) AND pin_key > ${after}
       ORDER BY pin_key LIMIT ${pageSize}`.execute(db);
     if (page.rows.length === 0) break;
-    if (out.length < 2 * (n + page.rows.length)) {
-      const bigger = new Float64Array(out.length * 2);
-      bigger.set(out);
-      out = bigger;
-    }
-    for (const r of page.rows) {
-      out[2 * n] = r.x;
-      out[2 * n + 1] = r.y;
-      n += 1;
-    }
+    for (const r of page.rows) out.push(r.x, r.y);
     after = page.rows[page.rows.length - 1]?.k ?? after;
   }
-  return out.subarray(0, 2 * n);
+  return out.points();
 }
 
 /** Live stops of one source: what the ServingLines part of a plan's budget is sized from. */

