@@ -1,5 +1,5 @@
 import type { Tx } from '../db/connect.js';
-import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, unitCounts, unitOutcomes, untrustedUnits, type UnitOutcomes } from '../db/ledger.js';
+import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, seenCounts, unitCounts, unitOutcomes, untrustedUnits, type SeenCounts, type UnitOutcomes } from '../db/ledger.js';
 import { heldDeletionText, markGone, type GoneOutcome } from '../db/deletion.js';
 import { refreshAnalystViews } from '../db/views.js';
 import { remarkSilentCapped, silentCapWarning } from '../harvest/index.js';
@@ -37,14 +37,16 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
       // A long finalisation (deletions over a large world) is then not taken for a hang.
       log.info(`run ${run.runId}: sweeps done after ${phases.sweepS} s; finalising (deletions, counts, run record)`);
       warnBudgetAndCap(rc, budgetSpent, silentCap);
-      await analyzeLedger(db.kysely);
+      await analyzeLedger(db.kysely, run.runId);
     },
     async settle(tx) {
       await remarkSilentCapped(tx.kysely, run.runId, silentCap);
       const outcomes = await unitOutcomes(tx.kysely, run.runId);
-      if (failure === undefined && outcomes.stored > 0) gone = await markGoneInScope(tx, rc);
+      // What the run saw, counted once for the deletions' shortcut and the counts.
+      const seen = await seenCounts(tx.kysely, run.runId);
+      if (failure === undefined && outcomes.stored > 0) gone = await markGoneInScope(tx, rc, seen);
       const status = statusOf(failure, outcomes, gone);
-      const relations = await relationCounts(tx.kysely, run.runId);
+      const relations = await relationCounts(tx.kysely, run.runId, seen);
       changedRows = Object.values(relations).some((c) => c.inserted + c.updated + c.deleted > 0);
       const p = relations.pins;
       seenPins = p ? p.inserted + p.updated + p.unchanged : 0;
@@ -86,8 +88,9 @@ function warnBudgetAndCap({ log }: RunContext, budgetSpent: number | undefined, 
   }
 }
 
-async function markGoneInScope(tx: Tx, { job, run, options }: RunContext): Promise<GoneOutcome> {
+async function markGoneInScope(tx: Tx, { job, run, options }: RunContext, seen: SeenCounts): Promise<GoneOutcome> {
   return markGone(tx, run, sweptRelations(job), {
+    seen,
     maxGonePercent: job.maxGonePercent,
     accept: options.acceptDeletions ?? false,
     jobName: job.name,
