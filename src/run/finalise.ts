@@ -29,7 +29,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
   let gone: GoneOutcome = { marked: {}, held: [] };
   // Whether the run inserted, updated or marked gone any row: a run that did not may skip the views' refresh.
   let changedRows = true;
-  // Pins the run saw, from the counts of its end transaction (one count of the seen keys, not two).
+  // Pins the run saw, counted once in its end transaction (the report's floor reads it too).
   let seenPins: number | undefined;
   return {
     failure,
@@ -48,8 +48,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
       const status = statusOf(failure, outcomes, gone);
       const relations = await relationCounts(tx.kysely, run.runId, seen);
       changedRows = Object.values(relations).some((c) => c.inserted + c.updated + c.deleted > 0);
-      const p = relations.pins;
-      seenPins = p ? p.inserted + p.updated + p.unchanged : 0;
+      seenPins = seen.pins ?? 0;
       return endingOf(rc, ctx, tx, {
         status,
         outcomes,
