@@ -2,6 +2,7 @@ import type { BBox } from '../tiling/types.js';
 import { readRelationCounts, readRunMeta, type RelationCounts, type RunMeta } from '../db/run-record.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
+import type { UnitStatus } from '../db/unit-status.js';
 import { PARKING } from '../efa/records.js';
 import { ConfigError } from '../errors.js';
 
@@ -35,7 +36,7 @@ export interface ReportRun {
 export interface ReportUnit {
   readonly operation: string;
   readonly tileId: string;
-  readonly status: 'done' | 'split' | 'capped' | 'failed';
+  readonly status: UnitStatus;
   readonly hits: number;
   readonly attempts: number;
   readonly durationMs: number;
