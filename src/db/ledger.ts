@@ -129,6 +129,18 @@ export async function coordTileRows(
 }
 
 /**
+ * The last of the next `sets` pin seen sets of a run after `after` (keyset on set_id), or undefined
+ * when none is left: a page of a run's keys is read set by set, so each page reads only its own.
+ */
+async function lastSeenSetOfPage(db: Kysely<Database>, runId: string, after: string, sets: number): Promise<string | undefined> {
+  const r = await sql<{ set_id: string }>`
+    SELECT set_id::text AS set_id FROM efa.run_seen_sets
+    WHERE run_id = ${runId}::bigint AND relation = 'pins' AND set_id > ${after}::bigint
+    ORDER BY set_id LIMIT ${sets}`.execute(db);
+  return r.rows.at(-1)?.set_id;
+}
+
+/**
  * Positions (lon,lat pairs) of the live pins of one type a run saw: the pilot's pins of a night. Read
  * a page of the run's seen sets at a time (keyset on set_id, as `dueStopsPage`), each key found
  * through the (source, pin_key) index: linear in the run's keys whatever the planner guesses about
@@ -141,11 +153,7 @@ export async function runPinPoints(db: Kysely<Database>, run: RunRef, type: stri
   const out = new PointList();
   let after = '0';
   for (;;) {
-    const sets = await sql<{ set_id: string }>`
-      SELECT set_id::text AS set_id FROM efa.run_seen_sets
-      WHERE run_id = ${run.runId}::bigint AND relation = 'pins' AND set_id > ${after}::bigint
-      ORDER BY set_id LIMIT 100`.execute(db);
-    const last = sets.rows.at(-1)?.set_id;
+    const last = await lastSeenSetOfPage(db, run.runId, after, 100);
     if (last === undefined) break;
     // LATERAL … LIMIT 1: one probe of the (source, pin_key) index per key, as keysToMerge. A join let
     // the planner, reading the statistics of a pins table analysed while it was still empty, loop over
@@ -282,11 +290,7 @@ export async function dueStopsPage(
   run: RunRef,
   q: { all: boolean; everyNights: number; night: number; afterSet: string; sets: number },
 ): Promise<{ stops: string[]; lastSet: string | undefined }> {
-  const sets = await sql<{ set_id: string }>`
-    SELECT set_id::text AS set_id FROM efa.run_seen_sets
-    WHERE run_id = ${run.runId}::bigint AND relation = 'pins' AND set_id > ${q.afterSet}::bigint
-    ORDER BY set_id LIMIT ${q.sets}`.execute(db);
-  const lastSet = sets.rows.at(-1)?.set_id;
+  const lastSet = await lastSeenSetOfPage(db, run.runId, q.afterSet, q.sets);
   if (lastSet === undefined) return { stops: [], lastSet };
   const page = await sql<{ id: string }>`
     SELECT DISTINCT p.id
@@ -331,8 +335,7 @@ export type SeenCounts = Partial<Record<Relation, number>>;
 export async function relationCounts(db: Kysely<Database>, runId: string, seenBy?: SeenCounts): Promise<RelationCounts> {
   const changes = await sql<{ relation: Relation; op: string; n: number }>`
     SELECT relation, op, sum(cardinality(keys))::int AS n FROM efa.change_sets WHERE run_id = ${runId}::bigint GROUP BY relation, op`.execute(db);
-  const seenMap = seenBy ?? (await seenCounts(db, runId));
-  const seen = { rows: Object.entries(seenMap).map(([relation, n]) => ({ relation: relation as Relation, n: n ?? 0 })) };
+  const seen = seenBy ?? (await seenCounts(db, runId));
   const out: RelationCounts = {};
   const of = (r: Relation) => (out[r] ??= { inserted: 0, updated: 0, deleted: 0, unchanged: 0 });
   for (const c of changes.rows) {
@@ -341,9 +344,9 @@ export async function relationCounts(db: Kysely<Database>, runId: string, seenBy
     if (c.op === 'update') s.updated = c.n;
     if (c.op === 'delete') s.deleted = c.n;
   }
-  for (const s of seen.rows) {
-    const r = of(s.relation);
-    r.unchanged = Math.max(0, s.n - r.inserted - r.updated);
+  for (const [relation, n] of Object.entries(seen) as [Relation, number][]) {
+    const r = of(relation);
+    r.unchanged = Math.max(0, n - r.inserted - r.updated);
   }
   return out;
 }
