@@ -44,6 +44,11 @@ export interface ReportUnit {
   readonly fetchedMs: number;
   readonly bbox: BBox | null;
   readonly error: string | null;
+  /**
+   * The types a CoordInfo tile's request asked for (efa.run_tiles.types: a stratum of a night by a
+   * pilot, sql/018); null = every type of the job, as for every tile of a run without a pilot and every other unit.
+   */
+  readonly types: readonly string[] | null;
 }
 
 export interface ReportArea {
@@ -154,15 +159,15 @@ async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
 async function loadUnits(db: Db, runId: string): Promise<ReportUnit[]> {
   const r = await sql<{
     operation: string; tile_id: string; status: ReportUnit['status']; hits: number; attempts: number; duration_ms: number;
-    fetched_ms: number; x0: number | null; y0: number | null; x1: number | null; y1: number | null; error: string | null;
+    fetched_ms: number; x0: number | null; y0: number | null; x1: number | null; y1: number | null; error: string | null; types: string[] | null;
   }>`
-    SELECT operation, tile_id, status, hits, attempts, duration_ms, error,
+    SELECT operation, tile_id, status, hits, attempts, duration_ms, error, types,
            (extract(epoch FROM fetched_at) * 1000)::float8 AS fetched_ms,
            ST_XMin(bbox) AS x0, ST_YMin(bbox) AS y0, ST_XMax(bbox) AS x1, ST_YMax(bbox) AS y1
     FROM efa.run_tiles WHERE run_id = ${runId}::bigint ORDER BY fetched_at, run_tile_id`.execute(db.kysely);
   return r.rows.map((u) => ({
     operation: u.operation, tileId: u.tile_id, status: u.status, hits: u.hits, attempts: u.attempts, durationMs: u.duration_ms,
-    fetchedMs: u.fetched_ms, error: u.error,
+    fetchedMs: u.fetched_ms, error: u.error, types: u.types,
     bbox: u.x0 === null || u.y0 === null || u.x1 === null || u.y1 === null ? null : [u.x0, u.y0, u.x1, u.y1],
   }));
 }
@@ -184,7 +189,7 @@ async function loadSnapshotUnits(db: Db, runId: string): Promise<ReportUnit[]> {
   return r.rows.map((t) => ({
     // The kinds' tiles are planned apart and may share ids: the kind makes them unique on the map.
     operation: t.kind, tileId: `${t.kind}:${t.tile_id}`, status: statusOf[t.status] ?? 'failed', hits: t.objects, attempts: t.attempts, durationMs: 0,
-    fetchedMs: t.taken_ms, error: t.error, bbox: [t.x0, t.y0, t.x1, t.y1],
+    fetchedMs: t.taken_ms, error: t.error, bbox: [t.x0, t.y0, t.x1, t.y1], types: null,
   }));
 }
 
@@ -212,6 +217,34 @@ export function leafTiles(units: readonly ReportUnit[]): (ReportUnit & { bbox: B
   const ops = new Set(leaves.map((u) => u.operation));
   return ops.has('parking') && ops.has('vehicles') ? leaves.filter((u) => u.operation !== 'parking' || u.status === 'failed' || u.status === 'capped') : leaves;
 }
+
+/** The leaf tiles of one stratum: those whose requests asked for the same types. */
+export interface TileStratum {
+  /** The types its tiles asked for, sorted; null = every type of the job (a run without a pilot, a snapshot). */
+  readonly types: readonly string[] | null;
+  readonly tiles: readonly (ReportUnit & { bbox: BBox })[];
+}
+
+/**
+ * Leaf tiles (`leafTiles`) by stratum, the one with the most tiles first. A night by a pilot sweeps
+ * its region once per stratum, each tile asking for its stratum's types only: tiles of two strata
+ * overlap and their hits count different types, so the maps shade one stratum at a time. A run
+ * without a pilot has one stratum.
+ */
+export function tileStrata(leaves: readonly (ReportUnit & { bbox: BBox })[]): TileStratum[] {
+  const byTypes = new Map<string, { types: readonly string[] | null; tiles: (ReportUnit & { bbox: BBox })[] }>();
+  for (const t of leaves) {
+    const types = t.types === null ? null : [...t.types].sort();
+    const key = JSON.stringify(types);
+    const stratum = byTypes.get(key) ?? { types, tiles: [] };
+    stratum.tiles.push(t);
+    byTypes.set(key, stratum);
+  }
+  return [...byTypes.values()].sort((a, b) => b.tiles.length - a.tiles.length);
+}
+
+/** How the report names a stratum: its types as a tile id names them (PARKING+STOP). */
+export const stratumName = (s: TileStratum): string => (s.types === null ? 'every type' : s.types.join('+'));
 
 function union(boxes: readonly BBox[]): BBox | null {
   if (boxes.length === 0) return null;
