@@ -3,7 +3,7 @@ import { esc, num } from './escape.js';
 import { densityLegend, renderMap } from './map.js';
 import { renderLiveMap, type LiveMap } from './live-map.js';
 import type { RelationCounts } from '../db/run-record.js';
-import { leafTiles, type ReportData, type ReportUnit } from './queries.js';
+import { leafTiles, stratumName, tileStrata, type ReportData, type ReportUnit, type TileStratum } from './queries.js';
 import { renderAvailabilityChart } from './snapshots.js';
 import { renderWhatChangedSection } from './history.js';
 
@@ -126,9 +126,26 @@ function problemList(tiles: readonly (ReportUnit & { bbox: readonly number[] })[
     '<small>Click one to zoom to it.</small></div>';
 }
 
+const tilesAskingFor = (s: TileStratum): string => `${num(s.tiles.length)} tile${s.tiles.length === 1 ? '' : 's'} asking for ${esc(stratumName(s))}`;
+
+/**
+ * What the static map's caption says of its tiles: how many it shades, and of a night by a pilot
+ * (several strata), which types those asked for and which tiles of the other strata it leaves out.
+ */
+function shadedTilesNote(strata: readonly TileStratum[]): string {
+  const [shaded, ...others] = strata;
+  if (!shaded || others.length === 0) return `${num(shaded?.tiles.length ?? 0)} swept tiles.`;
+  return `${tilesAskingFor(shaded)}, shaded. Night one went by a pilot, which sweeps the area once per stratum of types: ` +
+    `the run swept it again as ${others.map(tilesAskingFor).join(' and ')}. Their hits count other types, so they are not shaded here ` +
+    `(the interactive map shows them), but their failed and capped tiles are marked.`;
+}
+
 function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
   if (!d.extent) return { html: '<section><h2>Map</h2><p>Nothing to draw: this run swept no area and stored nothing with a location.</p></section>', live: null };
   const tiles = leafTiles(d.units);
+  const strata = tileStrata(tiles);
+  const [shaded] = strata;
+  const several = shaded !== undefined && strata.length > 1;
   const live = renderLiveMap({ extent: d.extent, tiles, areas: d.areas, layers: d.layers }, problemList(tiles));
   const s = d.stops;
   const stopNote = s.cellDeg === null
@@ -142,12 +159,12 @@ function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
     `Drag to pan, scroll or use + and − to zoom, hover a stop, a tile or an area for its name, and tick the layers on the right to show or hide them. ` +
     `Purple outlines are the operating areas of sharing providers; points of interest start hidden.${capped(d.layers.stops, 'stops')}${capped(d.layers.pois, 'points of interest')}${capped(d.layers.parking, 'parking objects')}</p>
 ${live.markup}
-<figure class="map-static">${renderMap({ extent: d.extent, tiles, areas: d.areas, stops: s })}
-<div class="legend"><div>Objects per km² in each swept tile:<br>${densityLegend(tiles)}</div>` +
+<figure class="map-static">${renderMap({ extent: d.extent, strata, areas: d.areas, stops: s })}
+<div class="legend"><div>${several ? `Objects (${esc(stratumName(shaded))}) per km² in each shaded tile:` : 'Objects per km² in each swept tile:'}<br>${densityLegend(shaded?.tiles ?? [])}</div>` +
     `<div><span class="key"><i class="k-capped"></i>capped (answer limit reached, too small to split)</span>` +
     `<span class="key"><i class="k-failed"></i>failed after every retry</span><span class="key"><i class="k-area"></i>sharing operating area (${d.areas.length})</span>` +
     `<span class="key"><i class="k-stop"></i>stop</span></div></div>
-<figcaption class="note">The printable map: ${num(tiles.length)} swept tiles. ${stopNote} Stops and operating areas as stored after this run, within the swept area. ` +
+<figcaption class="note">The printable map: ${shadedTilesNote(strata)} ${stopNote} Stops and operating areas as stored after this run, within the swept area. ` +
     `North is up; the bar shows the scale. Area: longitude ${esc(d.extent[0].toFixed(4))} to ${esc(d.extent[2].toFixed(4))}, latitude ${esc(d.extent[1].toFixed(4))} to ${esc(d.extent[3].toFixed(4))}.</figcaption></figure></section>`;
   return { html, live };
 }

@@ -1,10 +1,11 @@
 import { esc, num, px } from './escape.js';
 import type { BBox } from '../tiling/types.js';
-import type { ReportArea, ReportStops, ReportUnit } from './queries.js';
+import type { ReportArea, ReportStops, TileStratum } from './queries.js';
 
 export interface MapInput {
   readonly extent: BBox;
-  readonly tiles: readonly (ReportUnit & { bbox: BBox })[];
+  /** The leaf tiles by stratum, the largest first (`tileStrata`): the first is shaded, every one's problems are marked. */
+  readonly strata: readonly TileStratum[];
   readonly areas: readonly ReportArea[];
   readonly stops: ReportStops;
 }
@@ -90,18 +91,25 @@ function scaleBar(p: Projection): string {
     `<path d="M${px(p.width - pad - 10)} ${px(pad + 20)}l-5 12h10z" fill="#222"/></g>`;
 }
 
-/** The region map: tiles shaded by hit density, capped and failed tiles marked, areas outlined, stops as dots. */
+/**
+ * The region map: tiles shaded by hit density, capped and failed tiles marked, areas outlined, stops
+ * as dots. Of a night by a pilot only the largest stratum is shaded: the strata overlap and count
+ * different types, so shading them all would mix densities of different things.
+ */
 export function renderMap(m: MapInput): string {
   const p = projection(m.extent);
-  const scale = densityScale(m.tiles.filter((t) => t.status !== 'failed'));
-  const tiles = m.tiles.map((t) => {
+  const shaded = m.strata[0]?.tiles ?? [];
+  const scale = densityScale(shaded.filter((t) => t.status !== 'failed'));
+  const tiles = shaded.map((t) => {
     const d = density(t);
     const fill = t.status === 'failed' ? 'url(#hatch-failed)' : scale.color(d);
     const tip = `${t.tileId} (${t.status}): ${t.hits} hits, ${num(d, 1)}/km²${t.error ? ` – ${t.error}` : ''}`;
     return `<rect class="tile tile-${t.status}" data-status="${t.status}" data-tile="${esc(t.tileId)}" data-hits="${t.hits}" ${rect(p, t.bbox)} fill="${fill}"><title>${esc(tip)}</title></rect>`;
   });
-  // Drawn again above areas and stops so a failed or capped tile stays visible under everything.
-  const marks = m.tiles
+  // Drawn again above areas and stops so a failed or capped tile stays visible under everything;
+  // those of every stratum, since a gap of any type must show.
+  const marks = m.strata
+    .flatMap((s) => s.tiles)
     .filter((t) => t.status === 'failed' || t.status === 'capped')
     .map((t) => `<rect class="tile-mark mark-${t.status}" data-tile="${esc(t.tileId)}" ${rect(p, t.bbox)}/>`);
   const areas = m.areas.map(
@@ -115,7 +123,7 @@ export function renderMap(m: MapInput): string {
   });
   return [
     `<svg class="map" xmlns="http://www.w3.org/2000/svg" width="${p.width}" height="${p.height}" viewBox="0 0 ${p.width} ${p.height}"`,
-    ` data-extent="${m.extent.join(',')}" data-tiles="${m.tiles.length}" data-areas="${m.areas.length}" data-stops-total="${m.stops.total}"`,
+    ` data-extent="${m.extent.join(',')}" data-tiles="${shaded.length}" data-areas="${m.areas.length}" data-stops-total="${m.stops.total}"`,
     ` data-stop-dots="${m.stops.dots.length}" data-stops-aggregated="${aggregated}" role="img" aria-label="map of the run's region">`,
     `<defs><pattern id="hatch-failed" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">`,
     `<rect width="8" height="8" fill="#fde0dd"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e31a1c" stroke-width="3"/></pattern>`,

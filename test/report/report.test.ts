@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportData, RunNotFoundError, writeRunReport, type WrittenReport } from '../../src/report/index.js';
 import { renderMap } from '../../src/report/map.js';
-import { leafTiles } from '../../src/report/queries.js';
+import { leafTiles, tileStrata } from '../../src/report/queries.js';
 import type { RunSummary } from '../../src/run/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { runFaultyJob, startSims, type Sims } from './run-fixture.js';
@@ -91,6 +91,31 @@ const freeStopCentre = `(() => {
   }
   return null;
 })()`;
+
+/** A leaf CoordInfo tile as stored, of the stratum its request asked for ('' = every type). */
+interface StoredTile { tileId: string; status: string; stratum: string }
+
+/** A run's leaf CoordInfo tiles from efa.run_tiles, by stratum (types named as a tile id names them), the one with most tiles first. */
+async function storedStrata(t: TestDb, runId: string): Promise<{ name: string; tiles: StoredTile[] }[]> {
+  const r = await sql<StoredTile>`
+    SELECT tile_id AS "tileId", status, coalesce((SELECT string_agg(x, '+' ORDER BY x) FROM unnest(types) x), '') AS stratum
+    FROM efa.run_tiles WHERE run_id = ${runId}::bigint AND operation = 'coordInfo' AND status <> 'split'`.execute(t.db.kysely);
+  const names = [...new Set(r.rows.map((x) => x.stratum))];
+  return names.map((name) => ({ name, tiles: r.rows.filter((x) => x.stratum === name) })).sort((a, b) => b.tiles.length - a.tiles.length);
+}
+
+const isProblem = (x: { status: string }): boolean => x.status === 'failed' || x.status === 'capped';
+const idsOf = (tiles: readonly StoredTile[]): string[] => tiles.map((x) => x.tileId).sort();
+
+/** The static map as written: the tiles it shades and the failed and capped tiles it marks (their ids), and its caption. */
+function staticMap(html: string): { shaded: string[]; marked: string[]; caption: string } {
+  const svg = /<svg class="map"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';
+  return {
+    shaded: [...svg.matchAll(/<rect class="tile tile-\w+" data-status="\w+" data-tile="([^"]+)"/g)].map((m) => m[1] ?? '').sort(),
+    marked: [...svg.matchAll(/<rect class="tile-mark mark-\w+" data-tile="([^"]+)"/g)].map((m) => m[1] ?? '').sort(),
+    caption: /<figcaption class="note">([\s\S]*?)<\/figcaption>/.exec(html)?.[1] ?? '',
+  };
+}
 
 /** The map's zoom level, which the page keeps on the container (the CSP forbids evaluating strings to poll it). */
 const zoomOf = async (page: Page): Promise<number> => Number(await page.locator('#map-live').getAttribute('data-zoom'));
@@ -190,9 +215,22 @@ describe('the HTML report of a partial run', () => {
     expect(few.stops.dots.length).toBeLessThan(all.stops.dots.length);
     expect(few.stops.dots.reduce((n, d) => n + d.n, 0)).toBe(all.stops.total);
     if (!few.extent) throw new Error('no extent');
-    const svg = renderMap({ extent: few.extent, tiles: leafTiles(few.units), areas: few.areas, stops: few.stops });
+    const svg = renderMap({ extent: few.extent, strata: tileStrata(leafTiles(few.units)), areas: few.areas, stops: few.stops });
     expect(svg).toContain('data-stops-aggregated="true"');
     expect(svg.match(/<circle class="stop"/g)?.length).toBe(few.stops.dots.length);
+  });
+
+  it('shades every leaf tile of a run without strata, as one stratum of every type', async () => {
+    const strata = await storedStrata(t, summary.runId);
+    expect(strata.map((s) => s.name)).toEqual(['']);
+    const leaves = strata[0]?.tiles ?? [];
+    expect(leaves.filter(isProblem).length).toBeGreaterThan(0);
+    const map = staticMap(html);
+    expect(map.shaded).toEqual(idsOf(leaves));
+    expect(map.marked).toEqual(idsOf(leaves.filter(isProblem)));
+    expect(map.caption).toMatch(new RegExp(`^The printable map: ${leaves.length} swept tiles\\. \\d+ stops`));
+    expect(html).toContain('Objects per km² in each swept tile:');
+    expect(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '')).not.toMatch(/strat|asking for/);
   });
 
   it.skipIf(!hasChromium)('draws tiles, areas and stops in headless Chromium without any request leaving the page', async () => {
@@ -263,4 +301,45 @@ describe('the HTML report of a partial run', () => {
       await browser?.close();
     }
   }, 120_000);
+});
+
+describe('the HTML report of a night by a pilot (two strata over the same area)', () => {
+  let sims: Sims;
+  let t: TestDb;
+  let summary: RunSummary;
+  let dir: string;
+  let report: WrittenReport;
+  let html: string;
+  /** The run's leaf tiles by stratum as stored, the larger stratum first. */
+  let larger: { name: string; tiles: StoredTile[] };
+  let smaller: { name: string; tiles: StoredTile[] };
+  beforeAll(async () => {
+    sims = await startSims();
+    t = await openTestDb();
+    summary = await runFaultyJob(sims, t, 'strata', { pilot: true });
+    dir = await mkdtemp(join(tmpdir(), 'efa-sync-report-strata-'));
+    report = await writeRunReport(t.db, summary.runId, join(dir, 'report.html'));
+    html = await readFile(report.file, 'utf8');
+    const strata = await storedStrata(t, summary.runId);
+    // What the fixture is for: two strata of different sizes, and a failed leaf in the smaller one.
+    expect(strata.map((s) => s.name).sort()).toEqual(['PARKING+STOP', 'POI_POINT']);
+    [larger, smaller] = strata as [typeof larger, typeof smaller];
+    expect(smaller.tiles.length).toBeLessThan(larger.tiles.length);
+    expect(smaller.tiles.filter((x) => x.status === 'failed').length).toBeGreaterThan(0);
+  });
+  afterAll(async () => {
+    await t?.dispose();
+    await sims?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('shades only the larger stratum on the static map, marks the failed and capped tiles of both, and names both in the caption', () => {
+    const map = staticMap(html);
+    expect(map.shaded).toEqual(idsOf(larger.tiles));
+    expect(map.marked).toEqual(idsOf([...larger.tiles, ...smaller.tiles].filter(isProblem)));
+    expect(map.marked).toEqual(expect.arrayContaining(idsOf(smaller.tiles.filter(isProblem))));
+    expect(map.caption).toContain(`The printable map: ${larger.tiles.length} tiles asking for ${larger.name}, shaded.`);
+    expect(map.caption).toContain(`swept it again as ${smaller.tiles.length} tiles asking for ${smaller.name}.`);
+    expect(html).toContain(`Objects (${larger.name}) per km² in each shaded tile:`);
+  });
 });

@@ -30,11 +30,11 @@ export async function startSims(): Promise<Sims> {
 /**
  * A failbox fails every box holding the point, the whole-region first tile too, which would fail
  * the run's only root tile. To get a leaf that fails among tiles that split, CoordInfo boxes
- * narrower than a third of the region go to the faulty simulator (same world), the rest to the clean one.
+ * narrower than `narrowShare` of the region (a third) go to the faulty simulator (same world), the rest to the clean one.
  */
-function leafFaultTransport(sims: Sims): Transport {
+function leafFaultTransport(sims: Sims, narrowShare = 1 / 3): Transport {
   const inner = createFetchTransport();
-  const narrow = (region[2] - region[0]) / 3;
+  const narrow = (region[2] - region[0]) * narrowShare;
   return {
     send: (request) => {
       const lu = request.url.searchParams.get('boundingBoxLU'), rl = request.url.searchParams.get('boundingBoxRL');
@@ -47,8 +47,14 @@ function leafFaultTransport(sims: Sims): Transport {
   };
 }
 
-/** A run with a small cap (tiles split, the densest end capped), one failing leaf, OpArea ALL with geometry, lines and notices. */
-export function runFaultyJob(sims: Sims, t: TestDb, name = 'report', opts: { servingLines?: boolean } = {}): Promise<RunSummary> {
+/**
+ * A run with a small cap (tiles split, the densest end capped), one failing leaf, OpArea ALL with geometry, lines and notices.
+ * `pilot`: night one by a pilot instead, in two strata (PARKING+STOP split from the region box, POI_POINT planned from
+ * the parking pins): with a cap of 100 the root's answer holds enough of each type for the pilot's verdict, parking
+ * is the pilot type, and boxes narrower than 0.6 of the region fail at failPoint, so that the split stratum (whose
+ * leaves are half the region wide) has a failing leaf as well as the planned one.
+ */
+export function runFaultyJob(sims: Sims, t: TestDb, name = 'report', opts: { servingLines?: boolean; pilot?: boolean } = {}): Promise<RunSummary> {
   const loaded = inlineJob({
     name,
     baseUrl: sims.clean.url,
@@ -56,12 +62,12 @@ export function runFaultyJob(sims: Sims, t: TestDb, name = 'report', opts: { ser
     rateLimit: { requestsPerSecond: 200, concurrency: 6, retries: 1, timeoutMs: 5000 },
     sweeps: {
       // Dense tiles reach this size before they hold fewer than 60 pins: some end capped.
-      coord: { types: ['STOP', 'POI_POINT'], maxPerRequest: 60, minTileSizeDeg: 0.03 },
+      coord: { types: ['STOP', 'POI_POINT'], maxPerRequest: opts.pilot ? 100 : 60, minTileSizeDeg: 0.03, ...(opts.pilot ? { parking: {} } : {}) },
       opArea: { mode: 'ALL', geometry: true },
       ...(opts.servingLines === false ? {} : { servingLines: { forStops: true } }),
       addInfo: { publicationStatus: 'current' },
     },
   });
   const log = createLogger({ level: 'error', format: 'json' });
-  return runJob({ loaded, db: t.db, log, today, transport: leafFaultTransport(sims) });
+  return runJob({ loaded, db: t.db, log, today, transport: leafFaultTransport(sims, opts.pilot ? 0.6 : undefined) });
 }
