@@ -146,7 +146,7 @@ function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
   const strata = tileStrata(tiles);
   const [shaded] = strata;
   const several = shaded !== undefined && strata.length > 1;
-  const live = renderLiveMap({ extent: d.extent, tiles, areas: d.areas, layers: d.layers }, problemList(tiles));
+  const live = renderLiveMap({ extent: d.extent, strata, areas: d.areas, layers: d.layers }, problemList(tiles));
   const s = d.stops;
   const stopNote = s.cellDeg === null
     ? `${num(s.total)} stops, one dot each.`
@@ -157,6 +157,8 @@ function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
 <p class="note">The area this run swept, as squares (tiles): each is one question to the server. Darker squares held more objects per km². ` +
     `<b>Red dashed squares failed</b> after every retry and <b>orange squares were capped</b>: data there may be incomplete, and nothing there was marked deleted. ` +
     `Drag to pan, scroll or use + and − to zoom, hover a stop, a tile or an area for its name, and tick the layers on the right to show or hide them. ` +
+    (several ? `This run swept the area in ${num(strata.length)} strata, each asking for some types: each stratum's tiles are layers of their own, ` +
+      `and only the largest stratum's (${esc(stratumName(shaded))}) complete tiles start shown. ` : '') +
     `Purple outlines are the operating areas of sharing providers; points of interest start hidden.${capped(d.layers.stops, 'stops')}${capped(d.layers.pois, 'points of interest')}${capped(d.layers.parking, 'parking objects')}</p>
 ${live.markup}
 <figure class="map-static">${renderMap({ extent: d.extent, strata, areas: d.areas, stops: s })}

@@ -3,16 +3,18 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { density, densityScale } from './map.js';
 import type { BBox } from '../tiling/types.js';
-import type { ReportArea, ReportLayers, ReportUnit } from './queries.js';
+import { stratumName, type ReportArea, type ReportLayers, type TileStratum } from './queries.js';
 
 /**
  * The report's interactive map: Leaflet (from npm, inlined, no tile server) over a graticule, with
- * the swept tiles by outcome, operating areas, stops, POIs and parking as layers to toggle, names on
- * hover, and failed and capped tiles drawn on top of everything with a list that zooms to each.
+ * the swept tiles by outcome (and by stratum, of a night by a pilot), operating areas, stops, POIs and
+ * parking as layers to toggle, names on hover, and failed and capped tiles drawn on top of everything
+ * with a list that zooms to each.
  */
 export interface LiveMapInput {
   readonly extent: BBox;
-  readonly tiles: readonly (ReportUnit & { bbox: BBox })[];
+  /** The leaf tiles by stratum, the largest first (`tileStrata`). */
+  readonly strata: readonly TileStratum[];
   readonly areas: readonly ReportArea[];
   readonly layers: ReportLayers;
 }
@@ -79,18 +81,28 @@ const setup = String.raw`(function () {
   grid.addTo(map);
 
   var label = { done: 'complete', capped: 'capped: hit the answer limit and too small to split', failed: 'failed after every retry' };
-  var byStatus = { done: L.layerGroup(), capped: L.layerGroup(), failed: L.layerGroup() };
-  data.tiles.forEach(function (t) {
-    var b = [[t.b[1], t.b[0]], [t.b[3], t.b[2]]];
-    var problem = t.s !== 'done';
-    var r = L.rectangle(b, problem
-      ? { pane: 'problems', className: 'tile tile-' + t.s, color: t.s === 'failed' ? '#e31a1c' : '#ff7f00', weight: 4,
-          dashArray: t.s === 'failed' ? '8 5' : null, fillColor: t.s === 'failed' ? '#e31a1c' : '#ff7f00', fillOpacity: 0.25 }
-      : { pane: 'tiles', className: 'tile tile-done', color: '#ffffff', weight: 0.6, fillColor: t.c, fillOpacity: 0.75 });
-    r.bindTooltip('<b>' + (problem ? label[t.s].split(':')[0].toUpperCase() : 'Swept') + '</b> ' + fmt(t.h) + ' objects (' + fmt(t.d) + ' per km²)' +
-      (problem ? '<br>' + label[t.s] + (t.err ? '<br>' + esc(t.err) : '') : ''), { sticky: true });
-    r.feature = { tile: t.id };
-    byStatus[t.s].addLayer(r);
+  // A night by a pilot swept the area once per stratum (each asking for some types): a stratum's
+  // tiles are layers of their own, named by its types. A run without a pilot has one stratum, unnamed
+  // (one with no tile at all still lists the tile layers, empty).
+  var several = data.strata.length > 1;
+  var tiles = [];
+  var strata = (data.strata.length > 0 ? data.strata : [{ tiles: [] }]).map(function (st) {
+    var byStatus = { done: L.layerGroup(), capped: L.layerGroup(), failed: L.layerGroup() };
+    var of = several ? ' of ' + esc(st.name) : '';
+    st.tiles.forEach(function (t) {
+      var b = [[t.b[1], t.b[0]], [t.b[3], t.b[2]]];
+      var problem = t.s !== 'done';
+      var r = L.rectangle(b, problem
+        ? { pane: 'problems', className: 'tile tile-' + t.s, color: t.s === 'failed' ? '#e31a1c' : '#ff7f00', weight: 4,
+            dashArray: t.s === 'failed' ? '8 5' : null, fillColor: t.s === 'failed' ? '#e31a1c' : '#ff7f00', fillOpacity: 0.25 }
+        : { pane: 'tiles', className: 'tile tile-done', color: '#ffffff', weight: 0.6, fillColor: t.c, fillOpacity: 0.75 });
+      r.bindTooltip('<b>' + (problem ? label[t.s].split(':')[0].toUpperCase() : 'Swept') + '</b> ' + fmt(t.h) + ' objects' + of + ' (' + fmt(t.d) + ' per km²)' +
+        (problem ? '<br>' + label[t.s] + (t.err ? '<br>' + esc(t.err) : '') : ''), { sticky: true });
+      r.feature = { tile: t.id };
+      byStatus[t.s].addLayer(r);
+      tiles.push(t);
+    });
+    return { name: several ? 'Swept tiles (' + esc(st.name) + ')' : 'Swept tiles', byStatus: byStatus };
   });
 
   var areas = L.layerGroup();
@@ -122,17 +134,24 @@ const setup = String.raw`(function () {
   overlays[count('Parking', data.parking.length, data.totals.parking)] = parking;
   if (data.vehicles.length > 0) overlays[count('Sharing vehicles (latest snapshot)', data.vehicles.length, data.totals.vehicles)] = vehicles;
   overlays[count('Sharing operating areas', data.areas.length, data.areas.length)] = areas;
-  overlays[count('Swept tiles: complete', byStatus.done.getLayers().length, byStatus.done.getLayers().length)] = byStatus.done;
-  overlays[count('Swept tiles: capped', byStatus.capped.getLayers().length, byStatus.capped.getLayers().length)] = byStatus.capped;
-  overlays[count('Swept tiles: failed', byStatus.failed.getLayers().length, byStatus.failed.getLayers().length)] = byStatus.failed;
-  [byStatus.done, areas, stops, parking, vehicles, byStatus.capped, byStatus.failed].forEach(function (g) { g.addTo(map); });
+  strata.forEach(function (st) {
+    ['done', 'capped', 'failed'].forEach(function (s) {
+      var n = st.byStatus[s].getLayers().length;
+      overlays[count(st.name + ': ' + (s === 'done' ? 'complete' : s), n, n)] = st.byStatus[s];
+    });
+  });
+  // Strata overlap: only the largest one's complete tiles start shown, so the shades compare the same
+  // types; a failed or capped tile of any stratum is a gap and always starts shown.
+  var shown = [strata[0].byStatus.done, areas, stops, parking, vehicles];
+  ['capped', 'failed'].forEach(function (s) { strata.forEach(function (st) { shown.push(st.byStatus[s]); }); });
+  shown.forEach(function (g) { g.addTo(map); });
   L.control.layers(null, overlays, { collapsed: false, sortLayers: false }).addTo(map);
   L.control.scale({ imperial: false }).addTo(map);
 
   // The problem list under the map: each entry zooms to its tile.
   document.querySelectorAll('#map-problems button[data-tile]').forEach(function (btn) {
     btn.addEventListener('click', function () {
-      var t = data.tiles.filter(function (x) { return x.id === btn.getAttribute('data-tile'); })[0];
+      var t = tiles.filter(function (x) { return x.id === btn.getAttribute('data-tile'); })[0];
       if (t) map.fitBounds([[t.b[1], t.b[0]], [t.b[3], t.b[2]]], { padding: [40, 40], maxZoom: 16 });
     });
   });
@@ -153,14 +172,20 @@ const css = `.map-live{height:580px;border:1px solid #bbb;background:#fbfbf8;mar
 
 /** What the page needs for the interactive map of one run. */
 export function renderLiveMap(m: LiveMapInput, problemList: string): LiveMap {
-  const scale = densityScale(m.tiles.filter((t) => t.status !== 'failed'));
   const round = (v: number): number => Math.round(v * 1e6) / 1e6;
   const data = {
     extent: m.extent,
-    tiles: m.tiles.map((t) => ({
-      id: t.tileId, s: t.status === 'split' ? 'done' : t.status, h: t.hits, d: Math.round(density(t) * 10) / 10,
-      c: scale.color(density(t)), b: t.bbox.map(round), ...(t.error ? { err: t.error.slice(0, 300) } : {}),
-    })),
+    strata: m.strata.map((stratum) => {
+      // Each stratum's own scale: its hits count its own types, so its shades compare like with like.
+      const scale = densityScale(stratum.tiles.filter((t) => t.status !== 'failed'));
+      return {
+        name: stratumName(stratum),
+        tiles: stratum.tiles.map((t) => ({
+          id: t.tileId, s: t.status === 'split' ? 'done' : t.status, h: t.hits, d: Math.round(density(t) * 10) / 10,
+          c: scale.color(density(t)), b: t.bbox.map(round), ...(t.error ? { err: t.error.slice(0, 300) } : {}),
+        })),
+      };
+    }),
     areas: m.areas.map((a) => ({ n: `${a.name ?? a.key} (${a.provider})`, p: a.polygons })),
     stops: m.layers.stops.shown,
     pois: m.layers.pois.shown,

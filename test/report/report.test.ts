@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportData, RunNotFoundError, writeRunReport, type WrittenReport } from '../../src/report/index.js';
-import { renderMap } from '../../src/report/map.js';
+import { density, ramp, renderMap } from '../../src/report/map.js';
 import { leafTiles, tileStrata } from '../../src/report/queries.js';
 import type { RunSummary } from '../../src/run/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
@@ -92,6 +92,10 @@ const freeStopCentre = `(() => {
   return null;
 })()`;
 
+/** The interactive map's tile layers as listed in its layer control: label and whether it is shown. */
+const tileOverlays = `[...document.querySelectorAll('.leaflet-control-layers-overlays label')]
+  .map((l) => [l.textContent.trim(), l.querySelector('input').checked]).filter(([name]) => name.startsWith('Swept tiles'))`;
+
 /** A leaf CoordInfo tile as stored, of the stratum its request asked for ('' = every type). */
 interface StoredTile { tileId: string; status: string; stratum: string }
 
@@ -115,6 +119,35 @@ function staticMap(html: string): { shaded: string[]; marked: string[]; caption:
     marked: [...svg.matchAll(/<rect class="tile-mark mark-\w+" data-tile="([^"]+)"/g)].map((m) => m[1] ?? '').sort(),
     caption: /<figcaption class="note">([\s\S]*?)<\/figcaption>/.exec(html)?.[1] ?? '',
   };
+}
+
+/** The interactive map's data (the JSON its setup reads): the strata's tiles, with each tile's status and colour. */
+interface LiveMapData { strata: { name: string; tiles: { id: string; s: string; c: string }[] }[] }
+function liveMapData(html: string): LiveMapData {
+  const json = /<script type="application\/json" id="map-data">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  if (json === undefined) throw new Error('no map data in the report');
+  return JSON.parse(json) as LiveMapData;
+}
+
+/** The tiles the list above the interactive map names (its buttons zoom to them). */
+const problemButtons = (html: string): string[] => [...html.matchAll(/<button type="button" data-tile="([^"]+)"/g)].map((m) => m[1] ?? '').sort();
+
+const launchChromium = (): Promise<Browser> => chromium.launch({
+  executablePath: chromiumPath,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+/** The report in a page that may load nothing but the report itself; `requests` are every address it asked for. */
+async function openReport(browser: Browser, file: string): Promise<{ page: Page; pageUrl: string; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  const pageUrl = pathToFileURL(file).href;
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.route('**/*', (route) => (route.request().url() === pageUrl ? route.continue() : route.abort()));
+  await page.goto(pageUrl, { waitUntil: 'load' });
+  await page.waitForSelector('#map-live[data-ready="true"]', { timeout: 30_000 });
+  return { page, pageUrl, requests };
 }
 
 /** The map's zoom level, which the page keeps on the container (the CSP forbids evaluating strings to poll it). */
@@ -231,6 +264,8 @@ describe('the HTML report of a partial run', () => {
     expect(map.caption).toMatch(new RegExp(`^The printable map: ${leaves.length} swept tiles\\. \\d+ stops`));
     expect(html).toContain('Objects per km² in each swept tile:');
     expect(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '')).not.toMatch(/strat|asking for/);
+    expect(liveMapData(html).strata.map((s) => [s.name, s.tiles.map((x) => x.id).sort()])).toEqual([['every type', idsOf(leaves)]]);
+    expect(problemButtons(html)).toEqual(idsOf(leaves.filter(isProblem)));
   });
 
   it.skipIf(!hasChromium)('draws tiles, areas and stops in headless Chromium without any request leaving the page', async () => {
@@ -257,18 +292,8 @@ describe('the HTML report of a partial run', () => {
     await mkdir('test-artifacts', { recursive: true });
     let browser: Browser | undefined;
     try {
-      browser = await chromium.launch({
-        executablePath: chromiumPath,
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
-      const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
-      const pageUrl = pathToFileURL(report.file).href;
-      const requests: string[] = [];
-      page.on('request', (r) => requests.push(r.url()));
-      await page.route('**/*', (route) => (route.request().url() === pageUrl ? route.continue() : route.abort()));
-      await page.goto(pageUrl, { waitUntil: 'load' });
-      await page.waitForSelector('#map-live[data-ready="true"]', { timeout: 30_000 });
+      browser = await launchChromium();
+      const { page, pageUrl, requests } = await openReport(browser, report.file);
       await checkInteractiveMap(page, { failed: failed.rows.map((r) => r.tile_id), capped: summary.capped.map((c) => c.unit), stops: expected?.stops ?? 0, stopNames: await stopNames(t) });
       await page.screenshot({ path: 'test-artifacts/report-map.png', clip: await mapClip(page) });
 
@@ -342,4 +367,57 @@ describe('the HTML report of a night by a pilot (two strata over the same area)'
     expect(map.caption).toContain(`swept it again as ${smaller.tiles.length} tiles asking for ${smaller.name}.`);
     expect(html).toContain(`Objects (${larger.name}) per km² in each shaded tile:`);
   });
+
+  it('gives the interactive map both strata, the larger first, each shaded on its own density scale', async () => {
+    const data = liveMapData(html);
+    expect(data.strata.map((s) => [s.name, s.tiles.map((x) => x.id).sort()])).toEqual([[larger.name, idsOf(larger.tiles)], [smaller.name, idsOf(smaller.tiles)]]);
+    // Each stratum's densest answered tile is the darkest shade and its sparsest the lightest: a scale of
+    // both would leave the sparser stratum light throughout.
+    const units = new Map(leafTiles((await loadReportData(t.db, summary.runId)).units).map((u) => [u.tileId, u]));
+    for (const s of data.strata) {
+      const answered = s.tiles.filter((x) => x.s !== 'failed').map((x) => ({ c: x.c, d: density(units.get(x.id) ?? { bbox: [0, 0, 0, 0], hits: 0 }) }));
+      const ds = answered.map((x) => x.d).filter((d) => d > 0);
+      expect(new Set(ds).size).toBeGreaterThan(1);
+      expect(answered.find((x) => x.d === Math.max(...ds))?.c).toBe(ramp[ramp.length - 1]);
+      expect(answered.find((x) => x.d === Math.min(...ds))?.c).toBe(ramp[0]);
+    }
+  });
+
+  it('lists the failed and capped tiles of both strata above the interactive map and in the problems table', () => {
+    const problems = [...larger.tiles, ...smaller.tiles].filter(isProblem);
+    const failedInSmaller = smaller.tiles.find((x) => x.status === 'failed')?.tileId ?? '';
+    expect(problemButtons(html)).toEqual(idsOf(problems));
+    expect(problemButtons(html)).toContain(failedInSmaller);
+    const table = /<table class="problems">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    expect(table.match(/<tr><td>coordInfo<\/td>/g)?.length).toBe(problems.length);
+    expect(table).toContain(`<code>${failedInSmaller}</code>`);
+  });
+
+  it.skipIf(!hasChromium)('shows the larger stratum in headless Chromium, the smaller one when ticked, and the problems of both', async () => {
+    const count = (tiles: readonly StoredTile[], status: string): number => tiles.filter((x) => x.status === status).length;
+    let browser: Browser | undefined;
+    try {
+      browser = await launchChromium();
+      const { page, pageUrl, requests } = await openReport(browser, report.file);
+      expect(await page.evaluate<[string, boolean][]>(tileOverlays)).toEqual([larger, smaller].flatMap((s, i) => [
+        [`Swept tiles (${s.name}): complete (${count(s.tiles, 'done')})`, i === 0],
+        [`Swept tiles (${s.name}): capped (${count(s.tiles, 'capped')})`, true],
+        [`Swept tiles (${s.name}): failed (${count(s.tiles, 'failed')})`, true],
+      ]));
+      const shown = await page.evaluate<LiveCounts>(liveCounts);
+      expect(shown.done).toBe(count(larger.tiles, 'done'));
+      expect(shown.failed).toBe(count(larger.tiles, 'failed') + count(smaller.tiles, 'failed'));
+      expect(shown.capped).toBe(count(larger.tiles, 'capped') + count(smaller.tiles, 'capped'));
+      expect(shown.problemButtons.sort()).toEqual(idsOf([...larger.tiles, ...smaller.tiles].filter(isProblem)));
+
+      await page.locator('.leaflet-control-layers-overlays label', { hasText: `Swept tiles (${smaller.name}): complete` }).locator('input').check();
+      expect((await page.evaluate<LiveCounts>(liveCounts)).done).toBe(count(larger.tiles, 'done') + count(smaller.tiles, 'done'));
+      // The list zooms to the smaller stratum's failed tile too.
+      await page.click(`#map-problems button[data-tile="${smaller.tiles.find((x) => x.status === 'failed')?.tileId}"]`);
+      await expect.poll(() => zoomOf(page)).toBeGreaterThan(shown.zoom);
+      expect(requests.filter((u) => u !== pageUrl)).toEqual([]);
+    } finally {
+      await browser?.close();
+    }
+  }, 120_000);
 });
