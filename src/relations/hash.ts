@@ -17,56 +17,67 @@ export function stableJsonByReplacer(value: unknown): string | undefined {
 /** A key JavaScript orders as an array index (integer keys come first, ascending, in any object). */
 const isIndexKey = (key: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
 
+/** Whether a key starts with a digit: only such a key can be an index key (the regex is left for those). */
+const startsWithDigit = (key: string): boolean => {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57;
+};
+
 /** Keys in the order JSON.stringify writes an object rebuilt from sorted entries: index keys by number, then the rest sorted. */
 function orderedKeys(object: Record<string, unknown>): string[] {
   const keys = Object.keys(object).sort();
-  if (!keys.some(isIndexKey)) return keys;
+  if (!keys.some((k) => startsWithDigit(k) && isIndexKey(k))) return keys;
   const index = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
   return [...index, ...keys.filter((k) => !isIndexKey(k))];
 }
 
+/** The text written so far: one string grown in place (V8 concatenates without copying until it is read). */
+interface Out {
+  text: string;
+}
+
 /** Writes a parsed-JSON value as stableJsonByReplacer would; false for anything else (toJSON, Map, bigint, …). */
-function writeStable(value: unknown, out: string[]): boolean {
+function writeStable(value: unknown, out: Out): boolean {
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
+      out.text += JSON.stringify(value);
       return true;
     case 'number':
-      out.push(Number.isFinite(value) ? JSON.stringify(value) : 'null');
+      out.text += Number.isFinite(value) ? JSON.stringify(value) : 'null';
       return true;
     case 'boolean':
-      out.push(value ? 'true' : 'false');
+      out.text += value ? 'true' : 'false';
       return true;
     case 'object': {
       if (value === null) {
-        out.push('null');
+        out.text += 'null';
         return true;
       }
       if (Array.isArray(value)) {
-        out.push('[');
+        out.text += '[';
         for (let i = 0; i < value.length; i++) {
-          if (i > 0) out.push(',');
+          if (i > 0) out.text += ',';
           const item: unknown = value[i];
-          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') out.push('null');
+          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') out.text += 'null';
           else if (!writeStable(item, out)) return false;
         }
-        out.push(']');
+        out.text += ']';
         return true;
       }
       const proto: unknown = Object.getPrototypeOf(value);
       if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return false;
       const object = value as Record<string, unknown>;
-      out.push('{');
+      out.text += '{';
       let first = true;
       for (const key of orderedKeys(object)) {
         const inner = object[key];
         if (inner === undefined || typeof inner === 'function' || typeof inner === 'symbol') continue;
-        if (!first) out.push(',');
+        if (!first) out.text += ',';
         first = false;
-        out.push(JSON.stringify(key), ':');
+        out.text += JSON.stringify(key) + ':';
         if (!writeStable(inner, out)) return false;
       }
-      out.push('}');
+      out.text += '}';
       return true;
     }
     default:
@@ -80,8 +91,8 @@ function writeStable(value: unknown, out: string[]): boolean {
  * text is stableJsonByReplacer's, byte for byte.
  */
 export function stableJson(value: unknown): string {
-  const out: string[] = [];
-  if (writeStable(value, out)) return out.join('');
+  const out: Out = { text: '' };
+  if (writeStable(value, out)) return out.text;
   return stableJsonByReplacer(value) as string;
 }
 
@@ -97,7 +108,9 @@ function holdsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (Array.isArray(value)) return value.some(holdsNul);
   if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) if (key.includes('\u0000') || holdsNul(inner)) return true;
+    // for-in walks no entry array per object; a parsed value's prototype has no enumerable keys.
+    const object = value as Record<string, unknown>;
+    for (const key in object) if (key.includes('\u0000') || holdsNul(object[key])) return true;
   }
   return false;
 }
