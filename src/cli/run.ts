@@ -14,6 +14,7 @@ import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
 import { redactUrl } from '../util/redact.js';
+import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
 
 interface RunOptions extends CommonOptions {
   dialect?: DialectName;
@@ -107,6 +108,10 @@ export function registerRun(program: Command): void {
   addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'db', 'json', 'log']).action(
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
+      // A night of a million pins must not let its garbage decide the machine's memory (issue 17).
+      const heap = boundHeapGrowth(undefined, undefined, (bytes) =>
+        log.debug(`the heap passed ${Math.round(bytes / 2 ** 20)} MB: V8 now grows it by ${BOUNDED_HEAP_GROWING_PERCENT} % of what a collection keeps`),
+      );
       // Named as the operator gave it: on the command line or in the environment.
       const nowName = cmd.getOptionValueSource('now') === 'env' ? NOW_ENV : '--now';
       const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
@@ -155,6 +160,7 @@ export function registerRun(program: Command): void {
         if (opts.metricsPushUrl) await pushRunMetrics(opts.metricsPushUrl, summary, log, opts.metricsFile);
         process.exitCode = summary.exitCode;
       } finally {
+        heap.stop();
         stop.dispose();
         await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
       }
