@@ -30,21 +30,23 @@ function looksLikeHtml(body: string): boolean {
  * Content-Type header is only a tie-breaker: some EFA deployments label JSON as text/html.
  */
 export function decodeReply(reply: HttpReply, source: ReplySource): unknown {
-  const ctx = replyContext(reply, source);
+  // Only an error carries the context: its excerpt walks the whole body (a large first night's
+  // answers are 200 kB each), which a good answer must not pay for.
+  const ctx = (): ReplyContext => replyContext(reply, source);
   if (reply.status < 200 || reply.status > 299) {
-    throw new EfaHttpStatusError(ctx, parseRetryAfter(headerValue(reply.headers, 'retry-after')));
+    throw new EfaHttpStatusError(ctx(), parseRetryAfter(headerValue(reply.headers, 'retry-after')));
   }
-  if (looksLikeHtml(reply.body)) throw new EfaHtmlPageError(ctx);
-  if (reply.body.trim() === '') throw new EfaNotJsonError(ctx, 'empty body');
+  if (looksLikeHtml(reply.body)) throw new EfaHtmlPageError(ctx());
+  if (reply.body.trim() === '') throw new EfaNotJsonError(ctx(), 'empty body');
   try {
     return JSON.parse(reply.body) as unknown;
   } catch (error) {
-    if (/html/i.test(headerValue(reply.headers, 'content-type') ?? '')) throw new EfaHtmlPageError(ctx);
+    if (/html/i.test(headerValue(reply.headers, 'content-type') ?? '')) throw new EfaHtmlPageError(ctx());
     const message = error instanceof Error ? error.message : String(error);
     // V8 says "end of input" for most cuts, but after a number it names the position instead:
     // an error at the very end of the body is a cut body too.
     const position = /at position (\d+)/.exec(message)?.[1];
     const truncated = /end of (JSON )?input|unterminated/i.test(message) || Number(position) === reply.body.length;
-    throw new EfaNotJsonError(ctx, truncated ? 'truncated' : 'invalid JSON');
+    throw new EfaNotJsonError(ctx(), truncated ? 'truncated' : 'invalid JSON');
   }
 }

@@ -23,7 +23,7 @@ export { COORD_SYSTEM, formatCoord, formatCoordRadius, boxCorners, type LonLat }
 export { formatAddInfoDate, formatDeadline, type CalendarDate } from './format/date.js';
 export { bitmask, joinColon, motBitmask } from './format/lists.js';
 export { parseRetryAfter } from './retry-after.js';
-export { excerpt, redact } from './excerpt.js';
+export { excerpt } from './excerpt.js';
 export { buildCoordInfoParking, type CoordInfoParkingOptions } from './request/coord-parking.js';
 export { buildCoordInfoBox, buildCoordInfoCircle, type CoordInfoBoxOptions, type CoordInfoCircleOptions } from './request/coord-info.js';
 export { OBJECT_TYPES, PARKING_OBJECT_TYPES, type ObjectType, type ParkingObjectType } from './request/coord-filters.js';
