@@ -14,19 +14,19 @@ export function stableJsonByReplacer(value: unknown): string | undefined {
   });
 }
 
-/** A key JavaScript orders as an array index (integer keys come first, ascending, in any object). */
-const isIndexKey = (key: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
-
-/** Whether a key starts with a digit: only such a key can be an index key (the regex is left for those). */
-const startsWithDigit = (key: string): boolean => {
+/**
+ * A key JavaScript orders as an array index (integer keys come first, ascending, in any object). The
+ * first character is looked at before the regex: almost no key of an answer starts with a digit.
+ */
+const isIndexKey = (key: string): boolean => {
   const c = key.charCodeAt(0);
-  return c >= 48 && c <= 57;
+  return c >= 48 && c <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
 };
 
 /** Keys in the order JSON.stringify writes an object rebuilt from sorted entries: index keys by number, then the rest sorted. */
 function orderedKeys(object: Record<string, unknown>): string[] {
   const keys = Object.keys(object).sort();
-  if (!keys.some((k) => startsWithDigit(k) && isIndexKey(k))) return keys;
+  if (!keys.some(isIndexKey)) return keys;
   const index = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
   return [...index, ...keys.filter((k) => !isIndexKey(k))];
 }
