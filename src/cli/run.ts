@@ -109,9 +109,9 @@ export function registerRun(program: Command): void {
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
       // A night of a million pins must not let its garbage decide the machine's memory (issue 17).
-      const heap = boundHeapGrowth(undefined, undefined, (bytes) =>
-        log.debug(`the heap passed ${Math.round(bytes / 2 ** 20)} MB: V8 now grows it by ${BOUNDED_HEAP_GROWING_PERCENT} % of what a collection keeps`),
-      );
+      const heap = boundHeapGrowth({
+        onBound: (bytes) => log.debug(`the heap passed ${Math.round(bytes / 2 ** 20)} MB: V8 now grows it by ${BOUNDED_HEAP_GROWING_PERCENT} % of what a collection keeps`),
+      });
       // Named as the operator gave it: on the command line or in the environment.
       const nowName = cmd.getOptionValueSource('now') === 'env' ? NOW_ENV : '--now';
       const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
