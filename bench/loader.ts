@@ -129,7 +129,8 @@ async function keptVersions(db: Db): Promise<number> {
 /**
  * As the sweep writes: every tile's rows go to the run's batching writer (src/sweep/context.ts)
  * as its answer arrives. When the database is what limits the run — the case a loader bench is
- * about — tiles wait for the writer and the waiting ones share one transaction, a savepoint each.
+ * about — tiles wait for the writer and the waiting ones share one transaction: their rows in one
+ * merge, their tile records in one statement.
  * `perTile` commits every tile alone instead: a run whose requests, not its database, set the pace.
  */
 async function loadInBatches(db: Db, run: OpenedRun, rows: readonly PinRow[], batch: number, perTile = false): Promise<MergeCounts> {
@@ -138,7 +139,11 @@ async function loadInBatches(db: Db, run: OpenedRun, rows: readonly PinRow[], ba
   for (let i = 0; i < rows.length; i += batch) {
     const part = rows.slice(i, i + batch);
     if (perTile) await db.transaction((tx) => mergeRows(tx, pinsEntity, run, part));
-    else pending.push(writer.rows(pinsEntity, part, async () => undefined));
+    else {
+      // Each batch stands for a tile: its record is written with its rows, as the sweep writes it.
+      const tile = { operation: 'coordInfo', tileId: `bench/${i}`, depth: 0, status: 'done' as const, attempts: 1, hits: part.length, durationMs: 0 };
+      pending.push(writer.rows(pinsEntity, part, { tile, unit: tile.tileId, rejects: [] }));
+    }
   }
   await Promise.all(pending);
   // What the ledger says the run did, as the run's own report reads it.

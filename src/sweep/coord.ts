@@ -8,6 +8,7 @@ import type { Job } from '../job/index.js';
 import { minTileOf, type SplitMemory, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal } from '../errors.js';
+import { createBacklog } from './backlog.js';
 import { keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
 
@@ -47,6 +48,13 @@ export function tileRecord(tile: Tile, rest: Omit<TileRecord, 'operation' | 'til
 
 /** A planned tile; `hits` holds what the plan knew in it until the tile is fetched (a resume reads it back). */
 export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { status: 'pending', attempts: 0, hits: tile.known ?? 0, durationMs: 0 });
+
+/**
+ * Rows of kept tiles handed to the writer and not yet committed, at most (one tile however large
+ * when none wait): enough for the writer's next transaction to find a full batch waiting, few
+ * enough to keep a large run's memory bounded.
+ */
+const BACKLOG_ROWS = 16_000;
 
 /** What the night-one pilot (src/sweep/pilot.ts) adds to one sweep; a plain night gives none of it. */
 export interface CoordSweepOptions {
@@ -93,6 +101,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
   const firstNight = o.firstNight ?? (tiles.length > 0 && tiles.every((t) => t.known === undefined && t.depth === 0));
   let receivedTotal = 0;
   const answeredEmpty: { tile: Tile; attempts: number; durationMs: number }[] = [];
+  const writes = createBacklog(BACKLOG_ROWS);
 
   const recordFailed = async (tile: Tile, startedAt: number, attempts: number, error: string): Promise<void> => {
     await ctx.transact((tx) => recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'failed', attempts, hits: 0, durationMs: Date.now() - startedAt, error })]));
@@ -122,21 +131,21 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
     // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
     const rows = outcome.owned.filter((h) => !isSharingVehicle(h)).map(toPinRow);
     ctx.stats.vehiclesNotStored += outcome.owned.length - rows.length;
-    try {
-      await ctx.transact.rows(pins, rows, async (tx) => {
-        await storeRejects(ctx, tx, tile.id, outcome.rejects);
-        await recordTiles(tx.kysely, runId, [tileRecord(tile, { status: outcome.status, ...done })]);
-        failpoint('tile-commit');
-      });
-    } catch (error) {
-      if (isFatal(error)) throw error;
-      const message = redactText(`writing its rows failed: ${errorText(error)}`, ctx.secrets);
-      ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
-      return recordFailed(tile, startedAt, outcome.attempts, message);
-    }
-    ctx.stats.addUnit('coordInfo', outcome.status);
-    ctx.progress.unitDone();
-    o.kept?.(tile, outcome.owned.filter((h) => !isSharingVehicle(h)));
+    // The request slot is free once the rows are handed off; the one writer commits in the order
+    // it was given, so a split's record (awaited above) still commits before its children's rows.
+    await writes.add(rows.length, async () => {
+      try {
+        await ctx.transact.rows(pins, rows, { tile: tileRecord(tile, { status: outcome.status, ...done }), unit: tile.id, rejects: outcome.rejects });
+      } catch (error) {
+        if (isFatal(error)) throw error;
+        const message = redactText(`writing its rows failed: ${errorText(error)}`, ctx.secrets);
+        ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
+        return recordFailed(tile, startedAt, outcome.attempts, message);
+      }
+      ctx.stats.addUnit('coordInfo', outcome.status);
+      ctx.progress.unitDone();
+      o.kept?.(tile, outcome.owned.filter((h) => !isSharingVehicle(h)));
+    });
   };
   const sink: BoxSink = {
     consequence: { incomplete: 'stored, but nothing in it is marked deleted' },
@@ -148,11 +157,18 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
     redo: (again) => ctx.progress.addTotal(again.length),
     take,
   };
-  const end = await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)), step, sink, {
-    concurrency: ctx.job.rateLimit.concurrency,
-    log: ctx.log,
-    secrets: ctx.secrets,
-  });
+  let end: BoxSweepEnd;
+  try {
+    end = await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)), step, sink, {
+      concurrency: ctx.job.rateLimit.concurrency,
+      log: ctx.log,
+      secrets: ctx.secrets,
+    });
+  } finally {
+    // Nothing of the sweep still writes once it returns or throws (its own failure is the one told).
+    await writes.settle().catch(() => undefined);
+  }
+  await writes.settle();
 
   if (firstNight && receivedTotal === 0 && answeredEmpty.length > 0) {
     const region = 'bbox' in ctx.region ? `region.bbox ${JSON.stringify(ctx.region.bbox)}` : 'the region polygon';

@@ -28,47 +28,69 @@ describe('the batching writer: waiting tiles share a transaction and one merge o
   });
   afterAll(async () => t?.dispose());
 
-  it('merges the rows of waiting items once, then runs each item', async () => {
+  const tile = (id: string, status: 'done' | 'capped' = 'done') => ({ operation: 'coordInfo', tileId: id, depth: 0, status, attempts: 1, hits: 1, durationMs: 5 });
+  const ledger = (id: string, status: 'done' | 'capped' = 'done') => ({ tile: tile(id, status), unit: id, rejects: [] });
+  const recorded = async (run: OpenedRun): Promise<string[]> =>
+    (
+      await sql<{ t: string }>`SELECT tile_id || ':' || status AS t FROM efa.run_tiles WHERE run_id = ${run.runId}::bigint ORDER BY tile_id`.execute(t.db.kysely)
+    ).rows.map((r) => r.t);
+
+  it('merges the rows of waiting items once and records their tiles with them', async () => {
     const run = await newRun();
     const write = createBatchingWriter(t.db, run);
-    const ran: string[] = [];
     const tiles = [['a', 'b'], ['c'], ['d', 'e', 'f']];
-    await Promise.all(tiles.map((ids, i) => write.rows(pins, ids.map((id) => stop(id)), async () => void ran.push(`tile ${i}`))));
-    expect(ran.sort()).toEqual(['tile 0', 'tile 1', 'tile 2']);
+    await Promise.all(tiles.map((ids, i) => write.rows(pins, ids.map((id) => stop(id)), ledger(`t${i}`))));
     expect(await stored(run.source)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(await recorded(run)).toEqual(['t0:done', 't1:done', 't2:done']);
     // The first item drains alone; the two that waited meanwhile were merged as one batch.
     expect(await seenSets(run)).toBe(2);
     expect((await relationCounts(t.db.kysely, run.runId)).pins).toEqual({ inserted: 6, updated: 0, deleted: 0, unchanged: 0 });
   });
 
-  it('when the merged rows fail, each item merges its own: only the item with the bad row fails', async () => {
+  it('when the merged rows fail, each item writes its own: only the tile with the bad row fails, its record with it', async () => {
     const run = await newRun();
     const write = createBatchingWriter(t.db, run);
     // A key longer than a b-tree entry may be (2,704 bytes, and random, so compression cannot
     // shrink it): the unique index refuses it.
     const bad = { ...stop('bad'), pin_key: `STOP:${randomBytes(6000).toString('hex')}`, id: 'bad' };
-    const first = write.rows(pins, [stop('p1')], async () => 'first');
-    const good = write.rows(pins, [stop('p2'), stop('p3')], async () => 'good');
-    const poisoned = write.rows(pins, [stop('p4'), bad], async () => 'poisoned');
-    expect(await first).toBe('first');
-    expect(await good).toBe('good');
+    const first = write.rows(pins, [stop('p1')], ledger('first'));
+    const good = write.rows(pins, [stop('p2'), stop('p3')], ledger('good'));
+    const poisoned = write.rows(pins, [stop('p4'), bad], ledger('poisoned'));
+    await first;
+    await good;
     await expect(poisoned).rejects.toThrow();
     expect(await stored(run.source)).toEqual(['p1', 'p2', 'p3']);
+    // The poisoned tile is not recorded: a resumed run asks it again, and p4 with it.
+    expect(await recorded(run)).toEqual(['first:done', 'good:done']);
     expect((await relationCounts(t.db.kysely, run.runId)).pins?.inserted).toBe(3);
   });
 
-  it('an item whose own statements fail is rolled back alone; the rows merged for the batch stay', async () => {
+  it('keeps the order it was given: a tile written twice in one batch ends as the later record', async () => {
     const run = await newRun();
     const write = createBatchingWriter(t.db, run);
-    const first = write.rows(pins, [stop('q1')], async () => 1);
-    const failing = write.rows(pins, [stop('q2')], async (tx) => {
+    const first = write.rows(pins, [stop('r1')], ledger('x'));
+    // The tile answered again (a silent cap proved after it was judged): both wait in one batch.
+    const again = [write.rows(pins, [stop('r2')], ledger('y', 'done')), write.rows(pins, [stop('r2'), stop('r3')], ledger('y', 'capped'))];
+    await first;
+    await Promise.all(again);
+    expect(await recorded(run)).toEqual(['x:done', 'y:capped']);
+    expect(await stored(run.source)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('an item of its own statements that fails is rolled back alone; the tiles merged for the batch stay', async () => {
+    const run = await newRun();
+    const write = createBatchingWriter(t.db, run);
+    const first = write.rows(pins, [stop('q1')], ledger('q1'));
+    const failing = write(async (tx) => {
       await sql`SELECT 1 / 0`.execute(tx.kysely);
     });
-    const after = write.rows(pins, [stop('q3')], async () => 3);
-    expect(await first).toBe(1);
+    const rows = [write.rows(pins, [stop('q2')], ledger('q2')), write.rows(pins, [stop('q3')], ledger('q3'))];
+    const after = write(async () => 3);
+    await first;
     await expect(failing).rejects.toThrow(/division by zero/);
+    await Promise.all(rows);
     expect(await after).toBe(3);
-    // q2's rows came from the server and are stored; its unit (tile) is not recorded done, so it is fetched again.
     expect(await stored(run.source)).toEqual(['q1', 'q2', 'q3']);
+    expect(await recorded(run)).toEqual(['q1:done', 'q2:done', 'q3:done']);
   });
 });
