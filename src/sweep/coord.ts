@@ -73,10 +73,11 @@ export interface CoordSweepOptions {
 }
 
 /**
- * CoordInfo over the tiles, through the one box step (src/harvest): this sweep brings its sink, a
- * durable transaction per tile. A split tile is marked split in the same transaction that records
- * its children as pending; a kept tile's owned pins, its rejects and its record commit together;
- * a failed tile is recorded with its reason. Only `done` tiles delete. Sharing vehicles are the
+ * CoordInfo over the tiles, through the one box step (src/harvest): this sweep brings its sink,
+ * durable writes through the run's one writer. A split tile is marked split in the same transaction
+ * that records its children as pending, before they are asked; a kept tile's owned pins, its
+ * rejects and its record commit together, after its request slot was freed (a bounded backlog);
+ * a failed tile is recorded with its reason. The sweep returns once every write of it is committed. Only `done` tiles delete. Sharing vehicles are the
  * snapshot sweep's time series: counted, not stored as pins. `tiles` must already be recorded as pending.
  */
 export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: CoordSweepOptions = {}): Promise<BoxSweepEnd> {
