@@ -7,12 +7,14 @@
  * lies where the rest lies, that type first, the rest planned from its pins; else today's splitter).
  * Two generated worlds whose types share one law (bench/worlds/generated.ts) follow as controls:
  * where types co-locate, the bound is NIGHT_ONE_COLOCATED under every order.
+ * Beside them, today's splitter told the true count of every capped tile (a diagnostic: no answer
+ * carries that count), which splits today's cost into what the counts and what the cuts cost.
  * Counts, not times. Needs ../shared/world-data (or $EFA_WORLD_DATA).
  */
 import { ORDERS, type Order } from '../test/tiling/harness.js';
 import { colocatedWorlds } from './worlds/generated.js';
 import { findWorldData, sharedWorlds, typesOf } from './worlds/index.js';
-import { pilotNights, todayNights } from './worlds/night-one.js';
+import { pilotNights, todayNights, toldCountsNightOne } from './worlds/night-one.js';
 import type { BenchLine, BenchResult } from './util.js';
 
 /** Issue 17's bounds for night one where types do not co-locate, per order, and for night two. */
@@ -35,6 +37,7 @@ export async function benchTilingWorlds(): Promise<BenchResult> {
     for (const order of ORDERS) {
       const t = await todayNights(w, order);
       const p = await pilotNights(w, order);
+      const told = await toldCountsNightOne(w, order);
       const bound = controls.has(w.name) ? NIGHT_ONE_COLOCATED : NIGHT_ONE_BOUNDS[order];
       const mark = (r: number, b: number): string => (r > b ? ' !' : '');
       const r = (n: number): number => n / t.floor;
@@ -46,6 +49,8 @@ export async function benchTilingWorlds(): Promise<BenchResult> {
         floor: t.floor,
         'n1 today': `${t.nightOne} (${r(t.nightOne).toFixed(2)}x)${mark(r(t.nightOne), bound)}`,
         'n1 pilot': `${p.nightOne} (${r(p.nightOne).toFixed(2)}x)${mark(r(p.nightOne), bound)}`,
+        // Not a strategy: what today's cuts cost if every capped tile's count were known.
+        'n1 told counts': `${told} (${r(told).toFixed(2)}x)${mark(r(told), bound)}`,
         'n2 today': `${t.nightTwo} (${r(t.nightTwo).toFixed(2)}x)${mark(r(t.nightTwo), NIGHT_TWO_BOUND)}`,
         'n2 pilot': `${p.nightTwo} (${r(p.nightTwo).toFixed(2)}x)${mark(r(p.nightTwo), NIGHT_TWO_BOUND)}`,
         unproven: `${t.unproven}/${p.unproven}`,

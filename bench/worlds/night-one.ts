@@ -28,6 +28,7 @@ import {
   pointAt,
   queryBox,
   sweep,
+  trueCountSplitter,
   type Order,
   type SweepResult,
   type World,
@@ -87,6 +88,18 @@ export async function todayNights(tw: TypedWorld, order: Order): Promise<NightFi
     nightTwo: two.requests,
     unproven: unprovenIn(w, one.leaves),
   };
+}
+
+/**
+ * A diagnostic, not a strategy: today's night one with the splitter told the true number of pins of
+ * every capped tile (a count no answer carries). What it still costs above the floor is the price of
+ * where the cuts go; the rest of today's cost is the price of not knowing how many pins a capped tile
+ * holds. Confirming requests counted as in `todayNights`.
+ */
+export async function toldCountsNightOne(tw: TypedWorld, order: Order): Promise<number> {
+  const w = allTypes(tw);
+  const r = await coldStartRootSplit(w, trueCountSplitter(w, { max: tw.max, minTileSizeDeg: MIN_TILE_DEG }), tw.max, order);
+  return r.requests + r.confirming;
 }
 
 /** A world of several types: what one request filtering for all of them answers. */
