@@ -98,13 +98,18 @@ export function stableJson(value: unknown): string {
 
 /** The content hash that decides whether a row changed (and so whether `changed_run` moves). */
 export function contentHash(value: unknown): string {
+  return sha1Hex(stableJson(value));
+}
+
+/** SHA-1 hex of a value's stable JSON text, for a caller that writes that text itself. */
+export function sha1Hex(stableText: string): string {
   // The one-shot hash (the same SHA-1 hex as createHash().update().digest()): no Hash object per row,
   // 60 ms against 160 ms for 200,000 rows.
-  return hash('sha1', stableJson(value), 'hex');
+  return hash('sha1', stableText, 'hex');
 }
 
 /** Whether a string anywhere in a parsed value (a key too) holds U+0000. Depth is bounded by the parser's limits. */
-function holdsNul(value: unknown): boolean {
+export function holdsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (Array.isArray(value)) return value.some(holdsNul);
   if (value !== null && typeof value === 'object') {
