@@ -19,11 +19,19 @@ export function copyField(v: CopyValue): string {
   return v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
-/** Rows as COPY text in chunks of about `chunkChars`, so a large batch is never one huge string. */
+/**
+ * Rows as COPY text in chunks of about `chunkChars`, so a large batch is never one huge string.
+ * Each line is appended field by field: no array of escaped fields and no joined line per row.
+ */
 export function* copyText<Row>(rows: Iterable<Row>, fields: (row: Row) => readonly CopyValue[], chunkChars = 256_000): Generator<string> {
   let chunk = '';
   for (const row of rows) {
-    chunk += fields(row).map(copyField).join('\t') + '\n';
+    const values = fields(row);
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) chunk += '\t';
+      chunk += copyField(values[i] ?? null);
+    }
+    chunk += '\n';
     if (chunk.length >= chunkChars) {
       yield chunk;
       chunk = '';
