@@ -51,6 +51,23 @@ const QUERY_RELATIVE = 'distance';
 /** A number as JSON.stringify (and so stableJson) writes it. */
 const jsonNumber = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
 
+/**
+ * JSON's text of `Number(fixed)`, where `fixed` is toFixed's text of a coordinate: toFixed's own
+ * digits without their trailing zeros, instead of formatting the double once more (the shortest
+ * round trip of every coordinate was a tenth of toPinRow). Exact where the value has at most 15
+ * significant digits (below 1e8 at 7 decimals): a decimal that short is the only one of at most its
+ * length that reads back as its double (DBL_DIG), so it is the shortest, the digits Number#toString
+ * writes; and at 1e-6 or more Number#toString writes no exponent. Anything else is formatted as before.
+ */
+export function fixedJson(fixed: string, value: number): string {
+  const magnitude = Math.abs(value);
+  if (!(magnitude >= 1e-6 && magnitude < 1e8) || !fixed.includes('.')) return jsonNumber(value);
+  let end = fixed.length;
+  while (fixed.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  if (fixed.charCodeAt(end - 1) === 46 /* . */) end--;
+  return fixed.slice(0, end);
+}
+
 /** The row's fields whose stable JSON the content hash covers (global_id and attrs_json follow from them). */
 type HashedFields = Pick<PinRow, 'type' | 'id' | 'name' | 'mot_types' | 'lon' | 'lat'>;
 
@@ -60,10 +77,10 @@ type HashedFields = Pick<PinRow, 'type' | 'id' | 'name' | 'mot_types' | 'lon' | 
  * stringified a second time, and the row object is not walked and its keys not sorted per pin.
  * test/relations/pin-row.test.ts holds it to stableJsonByReplacer's text of the same object.
  */
-function hashedText(fields: HashedFields, attrsJson: string): string {
+function hashedText(fields: HashedFields, text: { readonly lon: string; readonly lat: string; readonly attrs: string }): string {
   return (
-    `{"attrs":${attrsJson},"id":${fields.id === null ? 'null' : JSON.stringify(fields.id)},` +
-    `"lat":${jsonNumber(fields.lat)},"lon":${jsonNumber(fields.lon)},"mot_types":[${fields.mot_types.map(jsonNumber).join(',')}],` +
+    `{"attrs":${text.attrs},"id":${fields.id === null ? 'null' : JSON.stringify(fields.id)},` +
+    `"lat":${text.lat},"lon":${text.lon},"mot_types":[${fields.mot_types.map(jsonNumber).join(',')}],` +
     `"name":${JSON.stringify(fields.name)},"type":${JSON.stringify(fields.type)}}`
   );
 }
@@ -78,17 +95,33 @@ function objectAttrs(attrs: Record<string, unknown>): Record<string, unknown> {
   return kept;
 }
 
+/**
+ * The values distinct and in ascending order. Most pins' are so already (a POI's list is empty):
+ * those are copied as they are, without a Set and a sort; the rest as before.
+ */
+function distinctAscending(values: readonly number[]): number[] {
+  for (let i = 1; i < values.length; i++) {
+    // Not strictly above the one before (NaN included): as before, through a Set and a sort.
+    if (!((values[i] ?? Number.NaN) > (values[i - 1] ?? Number.NaN))) return [...new Set(values)].sort((a, b) => a - b);
+  }
+  return values.slice();
+}
+
 function pinRowOf(pin: Pin, attrs: Record<string, unknown>, attrsJson: string): PinRow {
-  const lon = round(pin.coord.lon, geomDecimals);
-  const lat = round(pin.coord.lat, geomDecimals);
-  const motTypes = [...new Set(pin.motTypes)].sort((a, b) => a - b);
+  // round(), with toFixed's text kept for the hashed text.
+  const lonFixed = pin.coord.lon.toFixed(geomDecimals);
+  const latFixed = pin.coord.lat.toFixed(geomDecimals);
+  const lon = Number(lonFixed);
+  const lat = Number(latFixed);
+  const motTypes = distinctAscending(pin.motTypes);
   const fields: HashedFields = { type: pin.type, id: pin.id ?? null, name: pin.name, mot_types: motTypes, lon, lat };
   // The global id follows from the id and attrs, which the hash covers: it is left out of the hash,
   // so rows written before it existed are not rewritten.
   // A stop's global id (IFOPT / DHID): the parsers read it from each dialect's place for it.
   const globalId = pin.type === 'STOP' ? (pin.globalId ?? null) : null;
-  const contentHash = sha1Hex(hashedText(fields, attrsJson));
-  return { pin_key: pinKey(pin), ...fields, global_id: globalId, attrs, attrs_json: attrsJson, content_hash: contentHash };
+  const contentHash = sha1Hex(hashedText(fields, { lon: fixedJson(lonFixed, lon), lat: fixedJson(latFixed, lat), attrs: attrsJson }));
+  // Named one by one: a spread of `fields` copied them through a generic path per row.
+  return { pin_key: pinKey(pin), type: fields.type, id: fields.id, name: fields.name, mot_types: motTypes, lon, lat, global_id: globalId, attrs, attrs_json: attrsJson, content_hash: contentHash };
 }
 
 /** How JSON writes U+0000: a JSON text without it held none in any of its strings or keys. */

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Pin } from '../../src/efa/records.js';
 import { stableJsonByReplacer, stripNul } from '../../src/relations/hash.js';
-import { pinKey, toPinRow } from '../../src/relations/pins.js';
+import { fixedJson, pinKey, toPinRow } from '../../src/relations/pins.js';
 
 /**
  * toPinRow as it was before the row's hashed text was written by hand: every stored value and
@@ -106,5 +106,20 @@ describe('toPinRow', () => {
     const row = toPinRow(pin);
     expect(row.attrs_json).toBe('{"a":{"9":"y","10":"x"},"z":1}');
     expect(row.content_hash).toBe('72694178211f9d6e18b04088e5a255b0e0f2a907');
+  });
+});
+
+describe('fixedJson', () => {
+  it('is JSON.stringify of the rounded coordinate, for coordinates of every magnitude and sign', () => {
+    const next = rng(7);
+    for (let i = 0; i < 300000; i++) {
+      const x = randomCoordinate(next, pick(next, [90, 180, 1e7, 1e9, 1e16, 1e22]));
+      const fixed = x.toFixed(7);
+      expect(fixedJson(fixed, Number(fixed))).toBe(JSON.stringify(Number(fixed)));
+    }
+    for (const x of [0, -0, 1e-6, -1e-6, 9.9999995e-7, 1e-7, 99999999.99999999, 1e8, -1e8, 123456789.1234567, 1e21, Number.NaN, Infinity]) {
+      const fixed = x.toFixed(7);
+      expect(fixedJson(fixed, Number(fixed))).toBe(JSON.stringify(Number(fixed)));
+    }
   });
 });
