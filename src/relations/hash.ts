@@ -121,11 +121,20 @@ export function holdsNul(value: unknown): boolean {
 }
 
 /**
+ * A U+0000 as JSON.stringify writes it: `\u0000` after an even run of backslashes (none, or escaped
+ * pairs `\\`). After an odd run its backslash is the second of a pair, and the six characters are a
+ * string's own text (a literal backslash, then u0000): removing them there left a lone backslash,
+ * which failed the parse (one hostile record ended the run) or turned `\u0000n` into a newline.
+ */
+const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
+
+/**
  * PostgreSQL text and jsonb cannot hold U+0000; an answer that contains one must still load. Almost
  * no answer does: the value is walked once and only copied when it must be (a copy per record was a
- * twentieth of a large first night's CPU).
+ * twentieth of a large first night's CPU). Only the U+0000 go: a string's literal backslash-u0000
+ * text beside one stays as it was.
  */
 export function stripNul<T>(value: T): T {
   if (!holdsNul(value)) return value;
-  return JSON.parse(JSON.stringify(value).replace(/\\u0000/g, '')) as T;
+  return JSON.parse(JSON.stringify(value).replace(ESCAPED_NUL, '$1')) as T;
 }

@@ -285,6 +285,21 @@ describe('records that must cost themselves, not the run or the deletions', () =
     expect(reasons.map((x) => x.reason).join('\n')).toMatch(/1000/);
   });
 
+  it('one name with a U+0000 beside the text backslash-u0000: only the U+0000 taken out, exit 0 (was: the text read as a newline)', async () => {
+    const stops = gridStops(STOP_COUNT, REGION);
+    const odd = stops[7] as UpstreamStop;
+    const r = await row('nul-beside-literal', { stops });
+    r.upstream.behave((_q, truthful) => pinsBody(truthful.map((s) => (s.id === odd.id ? { ...wirePin(s), name: 'Nul\u0000 and \\u0000n, \\u0000x text' } : wirePin(s)))));
+    for (const nightNo of [1, 2]) {
+      const n = await r.night();
+      expect(n.summary.exitCode, `night ${nightNo}`).toBe(0);
+      await expectNothingLost(r, n, SMALL_MEMORY_MIB);
+    }
+    const stored = await t.db.kysely.selectFrom('efa.pins').select('name').where('source', '=', r.name).where('id', '=', odd.id).execute();
+    expect(stored).toEqual([{ name: 'Nul and \\u0000n, \\u0000x text' }]);
+    expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
+  });
+
   it('one pin nested 3,000 levels deep: no stack overflow, the pin is rejected, the others stored', async () => {
     const deepId = 'de:08111:deep';
     const deepRecord = `{"type":"STOP","id":"${deepId}","name":"Deep","coord":{"lat":48.75,"lon":9.15},"extra":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}`;

@@ -61,4 +61,11 @@ describe('stripNul', () => {
     expect(stripNul(clean)).toBe(clean);
     expect(stripNul({ 'k\u0000': ['a\u0000b'] })).toEqual({ k: ['ab'] });
   });
+
+  it('takes out only the U+0000, never the backslash-u0000 text of a string beside one (in values and keys)', () => {
+    // Before: the text after the literal backslash was read as an escape, \u0000n as a newline, \u0000x as an error.
+    expect(stripNul({ name: 'a\u0000b \\u0000n \\u0000x', 'k\u0000 \\u0000': '\\\u0000' })).toEqual({ name: 'ab \\u0000n \\u0000x', 'k \\u0000': '\\' });
+    // A U+0000 after escaped backslashes (even and odd runs of them).
+    expect(stripNul(['\\\\\u0000', '\\\\\\u0000\u0000'])).toEqual(['\\\\', '\\\\\\u0000']);
+  });
 });
