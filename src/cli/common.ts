@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { sql } from 'kysely';
-import { dbUrlFrom, migrate, openDb, type Db } from '../db/index.js';
+import { dbUrlFrom, migrate, openDb, readMigrations, type Db } from '../db/index.js';
 import { DIALECT_NAMES } from '../efa/dialects/index.js';
 import { ConfigError, DatabaseUnavailableError, ExitCode, StatementTimeoutError, errorText, exitCodeOf, isStatementTimeout } from '../errors.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, redactSecretsInText, stderrLogOutput, type LogFormat, type Logger, type LogLevel } from '../util/log.js';
@@ -256,9 +256,32 @@ export function loggerFor(opts: CommonOptions): Logger {
   return createLogger({ format: opts.logFormat ?? defaultLogFormat(), level: logLevelOf(opts) });
 }
 
-/** Opens the database the options name and brings its schema up to date. */
-export async function openMigratedDb(opts: CommonOptions): Promise<Db> {
-  const db = await openDb(dbUrlFrom(opts.db));
+/** Whether every migration of this build is applied (then opening without PostGIS is enough to read). */
+async function schemaIsCurrent(db: Db): Promise<boolean> {
+  const table = await sql<{ t: string | null }>`SELECT to_regclass('efa.schema_migrations')::text AS t`.execute(db.kysely);
+  if (!table.rows[0]?.t) return false;
+  const applied = await sql<{ version: number }>`SELECT version FROM efa.schema_migrations`.execute(db.kysely);
+  const versions = new Set(applied.rows.map((r) => Number(r.version)));
+  return (await readMigrations()).every((m) => versions.has(m.version));
+}
+
+/**
+ * Opens the database the options name and brings its schema up to date. `geometry: false` is for
+ * commands that read no geometry: an embedded database then opens without PostGIS (a quarter of the
+ * time and a third of the memory), and is reopened with it only when a migration is pending.
+ */
+export async function openMigratedDb(opts: CommonOptions, options: { geometry?: boolean } = {}): Promise<Db> {
+  const url = dbUrlFrom(opts.db);
+  if (options.geometry === false && url.startsWith('pglite:')) {
+    const light = await openDb(url, { geometry: false });
+    const current = await schemaIsCurrent(light).catch(async (e: unknown) => {
+      await light.close().catch(() => undefined);
+      throw e;
+    });
+    if (current) return light;
+    await light.close();
+  }
+  const db = await openDb(url);
   try {
     await whenDatabaseLost(db, undefined, () => migrate(db));
   } catch (e) {

@@ -46,7 +46,8 @@ async function databaseChecks(url: string): Promise<DoctorCheck[]> {
   }
   let db: Db;
   try {
-    db = await openDb(url);
+    // Doctor reads the catalog and efa.runs, no geometry: PGlite opens without PostGIS.
+    db = await openDb(url, { geometry: false });
     await sql`SELECT 1`.execute(db.kysely);
   } catch (e) {
     // A database that does not exist or a refused role: its own message says what to do.

@@ -22,7 +22,7 @@ export function registerRuns(program: Command): void {
     .option('--job <name>', 'only runs of this job')
     .option('--limit <n>', 'how many runs', positiveNumber('--limit'), 20);
   addOutputOptions(addDbOption(cmd)).action(async (opts: CommonOptions & { job?: string; limit: number }) => {
-    const db = await openMigratedDb(opts);
+    const db = await openMigratedDb(opts, { geometry: false });
     try {
       const result = await sql<RunRow>`
         SELECT run_id, job_name, source, status, started_at, requests, stats,

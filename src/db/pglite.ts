@@ -1,23 +1,24 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Kysely, PGliteDialect } from 'kysely';
-import { pgOid, type Db } from './connect.js';
+import { pgOid, type Db, type OpenDbOptions } from './connect.js';
 import { lockDataDir } from './lock.js';
 import type { Database } from './tables.js';
 
 /** The embedded database: PGlite with PostGIS in a directory (or in memory), one process at a time. */
 type PGliteInstance = import('@electric-sql/pglite').PGlite;
 
-export async function openPglite(location: string): Promise<Db> {
+export async function openPglite(location: string, options: OpenDbOptions = {}): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const { postgis } = await import('@electric-sql/pglite-postgis');
+  const extensions: import('@electric-sql/pglite').Extensions =
+    options.geometry === false ? {} : { postgis: (await import('@electric-sql/pglite-postgis')).postgis };
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const dataDir = memory ? undefined : resolve(location);
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const dirLock = dataDir ? await lockDataDir(dataDir) : undefined;
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
-    extensions: { postgis },
+    extensions,
     parsers: { [pgOid.int8]: (v: string) => v, [pgOid.date]: (v: string) => v },
   });
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
