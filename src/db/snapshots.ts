@@ -108,11 +108,36 @@ export async function ensureSnapshotPartitions(db: Db, at: Date): Promise<void> 
   });
 }
 
-/** Drops the partitions of the days before `keepFrom` (UTC) whole; returns their names. */
-export async function dropSnapshotPartitions(db: Db, keepFrom: Date): Promise<string[]> {
+/**
+ * Drops the partitions of the days before `keepFrom` (UTC) whole, with the latest positions that only
+ * they held; returns their names, or undefined when a reader held the table longer than the lock
+ * timeout. A DROP waits for an exclusive lock on the parent, and every query started after it queues
+ * behind that wait (a 161 s dashboard query once froze the warehouse for as long): so it waits at most
+ * a second, and a busy table is left to the next snapshot, which tries again.
+ */
+export async function dropSnapshotPartitions(db: Db, keepFrom: Date): Promise<string[] | undefined> {
+  try {
+    return await db.transaction(async (tx) => {
+      await sql`SET LOCAL lock_timeout = '1s'`.execute(tx.kysely);
+      const r = await sql<{ part: string }>`SELECT efa.drop_snapshot_partitions(${utcDay(keepFrom)}::date) AS part`.execute(tx.kysely);
+      if (r.rows.length > 0) await sql`DELETE FROM efa.vehicle_latest WHERE taken_at < ${utcDay(keepFrom)}::date::timestamp AT TIME ZONE 'UTC'`.execute(tx.kysely);
+      return r.rows.map((x) => x.part);
+    });
+  } catch (e) {
+    if ((e as { code?: unknown }).code === '55P03') return undefined;
+    throw e;
+  }
+}
+
+/** The hourly roll-ups (sql/028) of one source before `keepFrom`: kept longer than the raw series, by their own setting. */
+export async function pruneSnapshotRollups(db: Db, source: string, keepFrom: Date): Promise<number> {
   return db.transaction(async (tx) => {
-    const r = await sql<{ part: string }>`SELECT efa.drop_snapshot_partitions(${utcDay(keepFrom)}::date) AS part`.execute(tx.kysely);
-    return r.rows.map((x) => x.part);
+    let deleted = 0;
+    for (const table of ['efa.snapshot_hour_counts', 'efa.vehicle_hourly', 'efa.vehicle_hex_hourly_cells', 'efa.parking_hourly']) {
+      const r = await sql`DELETE FROM ${sql.raw(table)} WHERE source = ${source} AND hour < ${keepFrom}`.execute(tx.kysely);
+      deleted += Number(r.numAffectedRows ?? 0);
+    }
+    return deleted;
   });
 }
 
@@ -140,8 +165,18 @@ async function writeTiles(tx: Tx, ref: SnapshotRef, kind: SnapshotKind, tiles: r
   ]));
 }
 
+/** Adds the stored snapshot to the hourly roll-ups the views read (sql/028), in the same transaction: once, or not at all. */
+async function rollUp(tx: Tx, ref: SnapshotRef, kind: SnapshotKind): Promise<void> {
+  await sql`SELECT efa.rollup_snapshot(${ref.runId}::bigint, ${kind})`.execute(tx.kysely);
+}
+
 /** A vehicle snapshot: its record, its tiles and its rows, each table with one COPY (the partitions must exist). */
 export async function writeVehicleSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<VehicleRow>): Promise<void> {
+  await writeVehicleRows(tx, ref, snapshot);
+  await rollUp(tx, ref, 'vehicles');
+}
+
+async function writeVehicleRows(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<VehicleRow>): Promise<void> {
   const at = ref.takenAt.toISOString();
   await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
   await writeTiles(tx, ref, 'vehicles', snapshot.tiles);
@@ -154,6 +189,11 @@ export async function writeVehicleSnapshot(tx: Tx, ref: SnapshotRef, snapshot: S
 }
 
 export async function writeParkingSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<ParkingRow>): Promise<void> {
+  await writeParkingRows(tx, ref, snapshot);
+  await rollUp(tx, ref, 'parking');
+}
+
+async function writeParkingRows(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<ParkingRow>): Promise<void> {
   const at = ref.takenAt.toISOString();
   await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
   await writeTiles(tx, ref, 'parking', snapshot.tiles);

@@ -184,6 +184,8 @@ export const parkingSnapshotSweepSchema = z.strictObject({
 /** Snapshot retention: partitions (one per UTC day) older than this are dropped whole. */
 export const snapshotsSchema = z.strictObject({
   retentionDays: z.number().int().min(1, 'snapshots.retentionDays must be >= 1').max(36_500).default(90),
+  /** The hourly roll-ups the dashboard views read (sql/028): small, so kept longer than the raw series. */
+  rollupRetentionDays: z.number().int().min(1, 'snapshots.rollupRetentionDays must be >= 1').max(36_500).default(730),
 });
 
 const SNAPSHOT_SWEEPS = ['vehicles', 'parking'] as const;

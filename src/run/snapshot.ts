@@ -1,4 +1,4 @@
-import { dropSnapshotPartitions, ensureSnapshotPartitions, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
+import { dropSnapshotPartitions, ensureSnapshotPartitions, pruneSnapshotRollups, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
 import type { SnapshotMeta, UnitStats } from '../db/run-record.js';
 import { errorText } from '../errors.js';
 import type { Ending, Outcome, RunContext, RunKind } from './kind.js';
@@ -82,8 +82,13 @@ async function takeSnapshots(rc: RunContext): Promise<Outcome> {
       const retentionDays = job.snapshots?.retentionDays ?? 90;
       // Counted from the wall clock when --now is later: a demo against a simulator's future clock must
       // not drop the days actually collected.
-      const dropped = await dropSnapshotPartitions(db, new Date(Math.min(takenAt.getTime(), Date.now()) - retentionDays * dayMs));
-      if (dropped.length > 0) log.info(`retention (${retentionDays} days): dropped ${dropped.join(', ')}`);
+      const now = Math.min(takenAt.getTime(), Date.now());
+      const dropped = await dropSnapshotPartitions(db, new Date(now - retentionDays * dayMs));
+      if (dropped === undefined) log.warn(`retention (${retentionDays} days): a reader held the snapshot tables for more than a second; the next snapshot drops the old days instead of making every query wait`);
+      else if (dropped.length > 0) log.info(`retention (${retentionDays} days): dropped ${dropped.join(', ')}`);
+      const rollupDays = job.snapshots?.rollupRetentionDays ?? 730;
+      const pruned = await pruneSnapshotRollups(db, run.source, new Date(now - rollupDays * dayMs));
+      if (pruned > 0) log.info(`roll-up retention (${rollupDays} days): ${pruned} hourly rows deleted`);
     },
     report: async () => ({ snapshots }),
   };

@@ -1,0 +1,270 @@
+-- efa-sync schema, version 28: the snapshot views read hourly roll-ups kept as snapshots arrive.
+-- The views of version 9 and 11 aggregated the whole series at every query, joined to efa.snapshots
+-- on run_id: no predicate reached the partition key, so a question about one hour read every day kept
+-- (30 days of 5-minute snapshots of 5,000 vehicles: 8-10 s per dashboard query, latest_vehicles 161 s).
+-- Now each snapshot adds its figures to small hourly tables in its own transaction
+-- (efa.rollup_snapshot, called by the writer), the views read those tables, and the latest position of
+-- each vehicle is one row of efa.vehicle_latest. The views keep their columns and meaning; hours are
+-- UTC hours (identical to the session's hours wherever its offset is whole hours, as in Europe).
+
+ALTER TABLE efa.snapshots ADD COLUMN rolled_up boolean NOT NULL DEFAULT false;
+COMMENT ON COLUMN efa.snapshots.rolled_up IS 'Its figures are in the hourly roll-ups (efa.snapshot_hour_counts, efa.vehicle_hourly, efa.vehicle_hex_hourly_cells, efa.parking_hourly) and its vehicles in efa.vehicle_latest: added once, in the transaction that stored it.';
+-- What the next snapshot plans from (previousSnapshot) and what a resumed writer has not rolled up yet.
+CREATE INDEX IF NOT EXISTS snapshots_job_kind_taken_idx ON efa.snapshots (job_name, kind, taken_at DESC);
+CREATE INDEX IF NOT EXISTS snapshots_not_rolled_up_idx ON efa.snapshots (run_id) WHERE NOT rolled_up;
+
+CREATE TABLE efa.snapshot_hour_counts (
+  source               text NOT NULL,
+  job_name             text NOT NULL,
+  kind                 text NOT NULL,
+  hour                 timestamptz NOT NULL,
+  snapshots            integer NOT NULL DEFAULT 0,
+  snapshots_incomplete integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (source, job_name, kind, hour)
+);
+CREATE INDEX snapshot_hour_counts_hour_idx ON efa.snapshot_hour_counts (hour);
+COMMENT ON TABLE efa.snapshot_hour_counts IS 'Snapshots per source, job, kind and UTC hour, complete and not: the roll-up behind efa.snapshot_hours.';
+
+CREATE TABLE efa.vehicle_hourly (
+  source         text NOT NULL,
+  job_name       text NOT NULL,
+  hour           timestamptz NOT NULL,
+  provider_id    text,
+  kind           text,
+  snapshots      integer NOT NULL,
+  vehicles_sum   bigint NOT NULL,
+  available_sum  bigint NOT NULL,
+  available_min  integer NOT NULL,
+  available_max  integer NOT NULL
+);
+CREATE UNIQUE INDEX vehicle_hourly_key ON efa.vehicle_hourly (source, job_name, hour, provider_id, kind) NULLS NOT DISTINCT;
+CREATE INDEX vehicle_hourly_hour_idx ON efa.vehicle_hourly (hour);
+COMMENT ON TABLE efa.vehicle_hourly IS 'Per source, job, UTC hour, provider and vehicle kind, over the complete snapshots of the hour that saw at least one such vehicle: how many snapshots, the sums of vehicles and of available ones, the least and most available in one snapshot. The roll-up behind efa.vehicle_availability_hourly.';
+
+CREATE TABLE efa.vehicle_hex_hourly_cells (
+  source         text NOT NULL,
+  job_name       text NOT NULL,
+  hour           timestamptz NOT NULL,
+  kind           text,
+  cell_i         integer NOT NULL,
+  cell_j         integer NOT NULL,
+  vehicles_sum   bigint NOT NULL,
+  available_sum  bigint NOT NULL
+);
+CREATE UNIQUE INDEX vehicle_hex_hourly_cells_key ON efa.vehicle_hex_hourly_cells (source, job_name, hour, kind, cell_i, cell_j) NULLS NOT DISTINCT;
+CREATE INDEX vehicle_hex_hourly_cells_hour_idx ON efa.vehicle_hex_hourly_cells (hour);
+COMMENT ON TABLE efa.vehicle_hex_hourly_cells IS 'Vehicles per 250 m hexagon (ST_HexagonGrid cell i, j in EPSG:3857), kind and UTC hour, summed over the hour''s complete snapshots: the roll-up behind efa.vehicle_hex_hourly.';
+
+CREATE TABLE efa.parking_hourly (
+  source            text NOT NULL,
+  job_name          text NOT NULL,
+  hour              timestamptz NOT NULL,
+  parking_key       text NOT NULL,
+  name              text,
+  name_at           timestamptz NOT NULL,
+  capacity          integer,
+  readings          integer NOT NULL,
+  free_sum          bigint NOT NULL,
+  free_min          integer,
+  free_max          integer,
+  profile_readings  integer NOT NULL,
+  profile_free_sum  bigint NOT NULL,
+  unknown_readings  integer NOT NULL,
+  PRIMARY KEY (source, job_name, hour, parking_key)
+);
+CREATE INDEX parking_hourly_hour_idx ON efa.parking_hourly (hour);
+CREATE INDEX parking_hourly_key_idx ON efa.parking_hourly (source, parking_key, hour);
+COMMENT ON TABLE efa.parking_hourly IS 'Per source, job, UTC hour and parking object, over the hour''s complete snapshots: measured (REALTIME) free places inside [0, capacity] counted, summed, least and most; PROFILE and UNKNOWN figures apart. The roll-up behind efa.parking_occupancy_hourly and efa.parking_occupancy_weekday_hour.';
+
+-- The newest position of every vehicle ever seen (within the retention): what efa.latest_vehicles
+-- answered by sorting the whole series.
+CREATE TABLE efa.vehicle_latest (
+  fid            bigint NOT NULL,
+  source         text NOT NULL,
+  vehicle_key    text NOT NULL,
+  provider_id    text,
+  area_id        text,
+  kind           text,
+  engine         text,
+  location_type  text,
+  charge_percent real,
+  fuel_percent   real,
+  available      boolean,
+  taken_at       timestamptz NOT NULL,
+  run_id         bigint NOT NULL,
+  geom           geometry(Point, 4326) NOT NULL
+);
+CREATE UNIQUE INDEX vehicle_latest_key ON efa.vehicle_latest (source, provider_id, vehicle_key) NULLS NOT DISTINCT;
+CREATE INDEX vehicle_latest_taken_idx ON efa.vehicle_latest (taken_at);
+COMMENT ON TABLE efa.vehicle_latest IS 'The newest stored position and state of each vehicle (by source, provider and vehicle key), kept current by every snapshot and pruned with the raw partitions: the table behind efa.latest_vehicles.';
+
+-- Adds one stored snapshot to the roll-ups, once (rolled_up), in the caller's transaction.
+CREATE FUNCTION efa.rollup_snapshot(p_run bigint, p_kind text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  s efa.snapshots%ROWTYPE;
+  hr timestamptz;
+BEGIN
+  SELECT * INTO s FROM efa.snapshots WHERE run_id = p_run AND kind = p_kind AND NOT rolled_up FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  hr := date_trunc('hour', s.taken_at, 'UTC');
+  INSERT INTO efa.snapshot_hour_counts AS c (source, job_name, kind, hour, snapshots, snapshots_incomplete)
+  VALUES (s.source, s.job_name, s.kind, hr, (s.status = 'complete')::int, (s.status <> 'complete')::int)
+  ON CONFLICT (source, job_name, kind, hour) DO UPDATE
+    SET snapshots = c.snapshots + excluded.snapshots, snapshots_incomplete = c.snapshots_incomplete + excluded.snapshots_incomplete;
+
+  IF s.kind = 'vehicles' THEN
+    -- Every stored snapshot moves the latest positions (as the former view did, whatever its status).
+    INSERT INTO efa.vehicle_latest AS l (fid, source, vehicle_key, provider_id, area_id, kind, engine, location_type,
+                                         charge_percent, fuel_percent, available, taken_at, run_id, geom)
+    SELECT DISTINCT ON (v.provider_id, v.vehicle_key)
+           v.fid, v.source, v.vehicle_key, v.provider_id, v.area_id, v.kind, v.engine, v.location_type,
+           v.charge_percent, v.fuel_percent, v.available, v.taken_at, v.run_id, v.geom
+    FROM efa.vehicle_snapshots v
+    WHERE v.taken_at = s.taken_at AND v.run_id = p_run
+    ORDER BY v.provider_id, v.vehicle_key, v.fid DESC
+    ON CONFLICT (source, provider_id, vehicle_key) DO UPDATE
+      SET fid = excluded.fid, area_id = excluded.area_id, kind = excluded.kind, engine = excluded.engine,
+          location_type = excluded.location_type, charge_percent = excluded.charge_percent,
+          fuel_percent = excluded.fuel_percent, available = excluded.available, taken_at = excluded.taken_at,
+          run_id = excluded.run_id, geom = excluded.geom
+      WHERE l.taken_at <= excluded.taken_at;
+  END IF;
+
+  IF s.status = 'complete' AND s.kind = 'vehicles' THEN
+    INSERT INTO efa.vehicle_hourly AS h (source, job_name, hour, provider_id, kind, snapshots, vehicles_sum, available_sum, available_min, available_max)
+    SELECT s.source, s.job_name, hr, v.provider_id, v.kind, 1, count(*),
+           count(*) FILTER (WHERE v.available IS NOT FALSE), count(*) FILTER (WHERE v.available IS NOT FALSE),
+           count(*) FILTER (WHERE v.available IS NOT FALSE)
+    FROM efa.vehicle_snapshots v
+    WHERE v.taken_at = s.taken_at AND v.run_id = p_run
+    GROUP BY v.provider_id, v.kind
+    ON CONFLICT (source, job_name, hour, provider_id, kind) DO UPDATE
+      SET snapshots = h.snapshots + 1, vehicles_sum = h.vehicles_sum + excluded.vehicles_sum,
+          available_sum = h.available_sum + excluded.available_sum,
+          available_min = least(h.available_min, excluded.available_min),
+          available_max = greatest(h.available_max, excluded.available_max);
+
+    -- A vehicle on a hexagon's edge counts in one cell (the lowest i, j), as before.
+    INSERT INTO efa.vehicle_hex_hourly_cells AS h (source, job_name, hour, kind, cell_i, cell_j, vehicles_sum, available_sum)
+    SELECT s.source, s.job_name, hr, v.kind, c.i, c.j, count(*), count(*) FILTER (WHERE v.available IS NOT FALSE)
+    FROM efa.vehicle_snapshots v
+    CROSS JOIN LATERAL (
+      SELECT g.i, g.j FROM ST_HexagonGrid(250, ST_Transform(v.geom, 3857)) g
+      WHERE ST_Intersects(g.geom, ST_Transform(v.geom, 3857)) ORDER BY g.i, g.j LIMIT 1
+    ) c
+    WHERE v.taken_at = s.taken_at AND v.run_id = p_run
+    GROUP BY v.kind, c.i, c.j
+    ON CONFLICT (source, job_name, hour, kind, cell_i, cell_j) DO UPDATE
+      SET vehicles_sum = h.vehicles_sum + excluded.vehicles_sum, available_sum = h.available_sum + excluded.available_sum;
+  END IF;
+
+  IF s.status = 'complete' AND s.kind = 'parking' THEN
+    -- A measured figure outside [0, capacity] is no reading: it is never averaged.
+    INSERT INTO efa.parking_hourly AS h (source, job_name, hour, parking_key, name, name_at, capacity, readings, free_sum,
+                                         free_min, free_max, profile_readings, profile_free_sum, unknown_readings)
+    SELECT s.source, s.job_name, hr, p.parking_key, (array_agg(p.name))[1], s.taken_at, max(p.capacity),
+           count(p.free) FILTER (WHERE r.ok),
+           coalesce(sum(p.free) FILTER (WHERE r.ok), 0),
+           min(p.free) FILTER (WHERE r.ok), max(p.free) FILTER (WHERE r.ok),
+           count(p.free) FILTER (WHERE p.data_source = 'PROFILE'),
+           coalesce(sum(p.free) FILTER (WHERE p.data_source = 'PROFILE'), 0),
+           count(p.free) FILTER (WHERE p.data_source = 'UNKNOWN')
+    FROM efa.parking_snapshots p
+    CROSS JOIN LATERAL (
+      SELECT p.data_source = 'REALTIME' AND p.free >= 0 AND (p.capacity IS NULL OR (p.capacity >= 0 AND p.free <= p.capacity)) AS ok
+    ) r
+    WHERE p.taken_at = s.taken_at AND p.run_id = p_run
+    GROUP BY p.parking_key
+    ON CONFLICT (source, job_name, hour, parking_key) DO UPDATE
+      SET name = CASE WHEN excluded.name_at >= h.name_at THEN excluded.name ELSE h.name END,
+          name_at = greatest(h.name_at, excluded.name_at),
+          capacity = greatest(h.capacity, excluded.capacity),
+          readings = h.readings + excluded.readings,
+          free_sum = h.free_sum + excluded.free_sum,
+          free_min = least(h.free_min, excluded.free_min),
+          free_max = greatest(h.free_max, excluded.free_max),
+          profile_readings = h.profile_readings + excluded.profile_readings,
+          profile_free_sum = h.profile_free_sum + excluded.profile_free_sum,
+          unknown_readings = h.unknown_readings + excluded.unknown_readings;
+  END IF;
+
+  UPDATE efa.snapshots SET rolled_up = true WHERE run_id = p_run AND kind = p_kind;
+END $$;
+COMMENT ON FUNCTION efa.rollup_snapshot(bigint, text) IS 'Adds one stored snapshot to the hourly roll-ups and efa.vehicle_latest, once: the snapshot writer calls it in the transaction that stores the snapshot.';
+
+-- The snapshots already stored, oldest first (so the latest positions end with the newest).
+DO $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT run_id, kind FROM efa.snapshots WHERE NOT rolled_up ORDER BY taken_at, run_id LOOP
+    PERFORM efa.rollup_snapshot(r.run_id, r.kind);
+  END LOOP;
+END $$;
+
+CREATE OR REPLACE VIEW efa.snapshot_hours AS
+  SELECT source, job_name, kind, hour, snapshots, snapshots_incomplete
+  FROM efa.snapshot_hour_counts;
+
+CREATE OR REPLACE VIEW efa.vehicle_availability_hourly AS
+  SELECT r.source, r.job_name, r.hour, r.provider_id, r.kind, h.snapshots, h.snapshots_incomplete,
+         round(r.vehicles_sum::numeric / h.snapshots, 2) AS vehicles_avg,
+         round(r.available_sum::numeric / h.snapshots, 2) AS available_avg,
+         -- A snapshot of the hour without any of them counts as zero.
+         CASE WHEN r.snapshots < h.snapshots THEN 0 ELSE r.available_min END AS available_min,
+         r.available_max
+  FROM efa.vehicle_hourly r
+  JOIN efa.snapshot_hour_counts h ON h.source = r.source AND h.job_name = r.job_name AND h.kind = 'vehicles' AND h.hour = r.hour;
+
+CREATE OR REPLACE VIEW efa.vehicle_hex_hourly AS
+  SELECT c.source, c.job_name, c.hour, c.kind, c.cell_i, c.cell_j,
+         h.snapshots, h.snapshots_incomplete,
+         round(c.vehicles_sum::numeric / h.snapshots, 2) AS vehicles_avg,
+         round(c.available_sum::numeric / h.snapshots, 2) AS available_avg,
+         ST_Transform(ST_SetSRID(ST_Hexagon(250, c.cell_i, c.cell_j), 3857), 4326)::geometry(Polygon, 4326) AS geom
+  FROM efa.vehicle_hex_hourly_cells c
+  JOIN efa.snapshot_hour_counts h ON h.source = c.source AND h.job_name = c.job_name AND h.kind = 'vehicles' AND h.hour = c.hour;
+
+CREATE OR REPLACE VIEW efa.latest_vehicles AS
+  WITH latest AS (
+    SELECT DISTINCT ON (source, job_name) source, job_name, run_id, taken_at
+    FROM efa.snapshots WHERE kind = 'vehicles' AND status <> 'failed'
+    ORDER BY source, job_name, taken_at DESC
+  )
+  SELECT v.fid, v.source, v.vehicle_key, v.provider_id, v.area_id, v.kind, v.engine, v.location_type,
+         v.charge_percent, v.fuel_percent, v.available, v.taken_at AS seen_at, v.run_id,
+         EXISTS (SELECT 1 FROM latest l WHERE l.run_id = v.run_id) AS in_latest_snapshot,
+         ST_X(v.geom) AS lon, ST_Y(v.geom) AS lat, v.geom
+  FROM efa.vehicle_latest v;
+
+CREATE OR REPLACE VIEW efa.parking_occupancy_hourly AS
+  SELECT r.source, r.job_name, r.hour, r.parking_key, r.name, r.capacity,
+         h.snapshots, h.snapshots_incomplete,
+         r.readings,
+         round(r.free_sum::numeric / nullif(r.readings, 0), 2) AS free_avg,
+         r.free_min, r.free_max,
+         round(1 - (r.free_sum::numeric / nullif(r.readings, 0)) / nullif(r.capacity, 0), 4) AS occupancy_avg,
+         r.profile_readings,
+         round(r.profile_free_sum::numeric / nullif(r.profile_readings, 0), 2) AS profile_free_avg,
+         r.unknown_readings
+  FROM efa.parking_hourly r
+  JOIN efa.snapshot_hour_counts h ON h.source = r.source AND h.job_name = r.job_name AND h.kind = 'parking' AND h.hour = r.hour;
+
+CREATE OR REPLACE VIEW efa.parking_occupancy_weekday_hour AS
+  SELECT r.source, r.job_name, r.parking_key,
+         extract(isodow FROM r.hour)::int AS weekday,
+         extract(hour FROM r.hour)::int AS hour_of_day,
+         (array_agg(r.name ORDER BY r.name_at DESC))[1] AS name,
+         max(r.capacity) AS capacity,
+         (count(DISTINCT r.hour::date) FILTER (WHERE r.readings > 0))::int AS days,
+         sum(r.readings)::int AS readings,
+         round(sum(r.free_sum)::numeric / nullif(sum(r.readings), 0), 2) AS free_avg,
+         min(r.free_min) AS free_min,
+         max(r.free_max) AS free_max,
+         round(1 - (sum(r.free_sum)::numeric / nullif(sum(r.readings), 0)) / nullif(max(r.capacity), 0), 4) AS occupancy_avg,
+         sum(r.profile_readings)::int AS profile_readings,
+         round(sum(r.profile_free_sum)::numeric / nullif(sum(r.profile_readings), 0), 2) AS profile_free_avg
+  FROM efa.parking_hourly r
+  GROUP BY r.source, r.job_name, r.parking_key, extract(isodow FROM r.hour), extract(hour FROM r.hour);
