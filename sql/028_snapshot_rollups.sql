@@ -8,7 +8,7 @@
 -- UTC hours (identical to the session's hours wherever its offset is whole hours, as in Europe).
 
 ALTER TABLE efa.snapshots ADD COLUMN rolled_up boolean NOT NULL DEFAULT false;
-COMMENT ON COLUMN efa.snapshots.rolled_up IS 'Its figures are in the hourly roll-ups (efa.snapshot_hour_counts, efa.vehicle_hourly, efa.vehicle_hex_hourly_cells, efa.parking_hourly) and its vehicles in efa.vehicle_latest: added once, in the transaction that stored it.';
+COMMENT ON COLUMN efa.snapshots.rolled_up IS 'Its figures are in the hourly roll-ups (efa.snapshot_hour_counts, efa.vehicle_hourly, efa.vehicle_hex_hourly_cells with efa.hex_cells, efa.parking_hourly) and its vehicles in efa.vehicle_latest: added once, in the transaction that stored it.';
 -- What the next snapshot plans from (previousSnapshot) and what a resumed writer has not rolled up yet.
 CREATE INDEX IF NOT EXISTS snapshots_job_kind_taken_idx ON efa.snapshots (job_name, kind, taken_at DESC);
 CREATE INDEX IF NOT EXISTS snapshots_not_rolled_up_idx ON efa.snapshots (run_id) WHERE NOT rolled_up;
@@ -55,6 +55,15 @@ CREATE UNIQUE INDEX vehicle_hex_hourly_cells_key ON efa.vehicle_hex_hourly_cells
 CREATE INDEX vehicle_hex_hourly_cells_hour_idx ON efa.vehicle_hex_hourly_cells (hour);
 COMMENT ON TABLE efa.vehicle_hex_hourly_cells IS 'Vehicles per 250 m hexagon (ST_HexagonGrid cell i, j in EPSG:3857), kind and UTC hour, summed over the hour''s complete snapshots: the roll-up behind efa.vehicle_hex_hourly.';
 
+-- The hexagon of each cell, built once: building it per row of the view cost most of a heat map's time.
+CREATE TABLE efa.hex_cells (
+  cell_i integer NOT NULL,
+  cell_j integer NOT NULL,
+  geom   geometry(Polygon, 4326) NOT NULL,
+  PRIMARY KEY (cell_i, cell_j)
+);
+COMMENT ON TABLE efa.hex_cells IS 'The 250 m hexagons (ST_Hexagon in EPSG:3857, stored in EPSG:4326) of the cells efa.vehicle_hex_hourly_cells counts in.';
+
 CREATE TABLE efa.parking_hourly (
   source            text NOT NULL,
   job_name          text NOT NULL,
@@ -73,7 +82,7 @@ CREATE TABLE efa.parking_hourly (
   PRIMARY KEY (source, job_name, hour, parking_key)
 );
 CREATE INDEX parking_hourly_hour_idx ON efa.parking_hourly (hour);
-CREATE INDEX parking_hourly_key_idx ON efa.parking_hourly (source, parking_key, hour);
+CREATE INDEX parking_hourly_key_idx ON efa.parking_hourly (parking_key, hour);
 COMMENT ON TABLE efa.parking_hourly IS 'Per source, job, UTC hour and parking object, over the hour''s complete snapshots: measured (REALTIME) free places inside [0, capacity] counted, summed, least and most; PROFILE and UNKNOWN figures apart. The roll-up behind efa.parking_occupancy_hourly and efa.parking_occupancy_weekday_hour.';
 
 -- The newest position of every vehicle ever seen (within the retention): what efa.latest_vehicles
@@ -158,6 +167,12 @@ BEGIN
     GROUP BY v.kind, c.i, c.j
     ON CONFLICT (source, job_name, hour, kind, cell_i, cell_j) DO UPDATE
       SET vehicles_sum = h.vehicles_sum + excluded.vehicles_sum, available_sum = h.available_sum + excluded.available_sum;
+    INSERT INTO efa.hex_cells (cell_i, cell_j, geom)
+    SELECT DISTINCT h.cell_i, h.cell_j, ST_Transform(ST_SetSRID(ST_Hexagon(250, h.cell_i, h.cell_j), 3857), 4326)
+    FROM efa.vehicle_hex_hourly_cells h
+    WHERE h.source = s.source AND h.job_name = s.job_name AND h.hour = hr
+      AND NOT EXISTS (SELECT 1 FROM efa.hex_cells x WHERE x.cell_i = h.cell_i AND x.cell_j = h.cell_j)
+    ON CONFLICT DO NOTHING;
   END IF;
 
   IF s.status = 'complete' AND s.kind = 'parking' THEN
@@ -223,8 +238,9 @@ CREATE OR REPLACE VIEW efa.vehicle_hex_hourly AS
          h.snapshots, h.snapshots_incomplete,
          round(c.vehicles_sum::numeric / h.snapshots, 2) AS vehicles_avg,
          round(c.available_sum::numeric / h.snapshots, 2) AS available_avg,
-         ST_Transform(ST_SetSRID(ST_Hexagon(250, c.cell_i, c.cell_j), 3857), 4326)::geometry(Polygon, 4326) AS geom
+         g.geom
   FROM efa.vehicle_hex_hourly_cells c
+  JOIN efa.hex_cells g ON g.cell_i = c.cell_i AND g.cell_j = c.cell_j
   JOIN efa.snapshot_hour_counts h ON h.source = c.source AND h.job_name = c.job_name AND h.kind = 'vehicles' AND h.hour = c.hour;
 
 CREATE OR REPLACE VIEW efa.latest_vehicles AS
