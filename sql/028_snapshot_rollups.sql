@@ -79,11 +79,14 @@ CREATE TABLE efa.parking_hourly (
   profile_readings  integer NOT NULL,
   profile_free_sum  bigint NOT NULL,
   unknown_readings  integer NOT NULL,
+  occupancy_sum     numeric NOT NULL,
+  occupancy_readings integer NOT NULL,
+  readings_impossible integer NOT NULL,
   PRIMARY KEY (source, job_name, hour, parking_key)
 );
 CREATE INDEX parking_hourly_hour_idx ON efa.parking_hourly (hour);
 CREATE INDEX parking_hourly_key_idx ON efa.parking_hourly (parking_key, hour);
-COMMENT ON TABLE efa.parking_hourly IS 'Per source, job, UTC hour and parking object, over the hour''s complete snapshots: measured (REALTIME) free places inside [0, capacity] counted, summed, least and most; PROFILE and UNKNOWN figures apart. The roll-up behind efa.parking_occupancy_hourly and efa.parking_occupancy_weekday_hour.';
+COMMENT ON TABLE efa.parking_hourly IS 'Per source, job, UTC hour and parking object, over the hour''s complete snapshots: free places inside [0, capacity] counted, summed, least and most (REALTIME), the sum of each reading''s occupied share, PROFILE and UNKNOWN figures apart, figures outside [0, capacity] counted only. The roll-up behind efa.parking_occupancy_hourly and efa.parking_occupancy_weekday_hour.';
 
 -- The newest position of every vehicle ever seen (within the retention): what efa.latest_vehicles
 -- answered by sorting the whole series.
@@ -176,21 +179,27 @@ BEGIN
   END IF;
 
   IF s.status = 'complete' AND s.kind = 'parking' THEN
-    -- A measured figure outside [0, capacity] is no reading: it is never averaged.
+    -- A figure outside [0, capacity] is no reading (sql/019): counted apart, never averaged.
     INSERT INTO efa.parking_hourly AS h (source, job_name, hour, parking_key, name, name_at, capacity, readings, free_sum,
-                                         free_min, free_max, profile_readings, profile_free_sum, unknown_readings)
-    SELECT s.source, s.job_name, hr, p.parking_key, (array_agg(p.name))[1], s.taken_at, max(p.capacity),
-           count(p.free) FILTER (WHERE r.ok),
-           coalesce(sum(p.free) FILTER (WHERE r.ok), 0),
-           min(p.free) FILTER (WHERE r.ok), max(p.free) FILTER (WHERE r.ok),
-           count(p.free) FILTER (WHERE p.data_source = 'PROFILE'),
-           coalesce(sum(p.free) FILTER (WHERE p.data_source = 'PROFILE'), 0),
-           count(p.free) FILTER (WHERE p.data_source = 'UNKNOWN')
-    FROM efa.parking_snapshots p
-    CROSS JOIN LATERAL (
-      SELECT p.data_source = 'REALTIME' AND p.free >= 0 AND (p.capacity IS NULL OR (p.capacity >= 0 AND p.free <= p.capacity)) AS ok
-    ) r
-    WHERE p.taken_at = s.taken_at AND p.run_id = p_run
+                                         free_min, free_max, profile_readings, profile_free_sum, unknown_readings,
+                                         occupancy_sum, occupancy_readings, readings_impossible)
+    SELECT s.source, s.job_name, hr, p.parking_key, (array_agg(p.name))[1], s.taken_at, max(p.capacity_ok),
+           count(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME'),
+           coalesce(sum(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME'), 0),
+           min(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME'), max(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME'),
+           count(p.free_ok) FILTER (WHERE p.data_source = 'PROFILE'),
+           coalesce(sum(p.free_ok) FILTER (WHERE p.data_source = 'PROFILE'), 0),
+           count(p.free_ok) FILTER (WHERE p.data_source = 'UNKNOWN'),
+           coalesce(sum(1 - p.free_ok::numeric / nullif(p.capacity_ok, 0)) FILTER (WHERE p.data_source = 'REALTIME'), 0),
+           count(1 - p.free_ok::numeric / nullif(p.capacity_ok, 0)) FILTER (WHERE p.data_source = 'REALTIME'),
+           count(*) FILTER (WHERE p.free IS NOT NULL AND p.free_ok IS NULL)
+    FROM (
+      SELECT x.*,
+             CASE WHEN x.capacity >= 0 THEN x.capacity END AS capacity_ok,
+             CASE WHEN x.free >= 0 AND (x.capacity IS NULL OR x.free <= x.capacity) AND coalesce(x.capacity, 0) >= 0 THEN x.free END AS free_ok
+      FROM efa.parking_snapshots x
+      WHERE x.taken_at = s.taken_at AND x.run_id = p_run
+    ) p
     GROUP BY p.parking_key
     ON CONFLICT (source, job_name, hour, parking_key) DO UPDATE
       SET name = CASE WHEN excluded.name_at >= h.name_at THEN excluded.name ELSE h.name END,
@@ -202,7 +211,10 @@ BEGIN
           free_max = greatest(h.free_max, excluded.free_max),
           profile_readings = h.profile_readings + excluded.profile_readings,
           profile_free_sum = h.profile_free_sum + excluded.profile_free_sum,
-          unknown_readings = h.unknown_readings + excluded.unknown_readings;
+          unknown_readings = h.unknown_readings + excluded.unknown_readings,
+          occupancy_sum = h.occupancy_sum + excluded.occupancy_sum,
+          occupancy_readings = h.occupancy_readings + excluded.occupancy_readings,
+          readings_impossible = h.readings_impossible + excluded.readings_impossible;
   END IF;
 
   UPDATE efa.snapshots SET rolled_up = true WHERE run_id = p_run AND kind = p_kind;
@@ -261,10 +273,11 @@ CREATE OR REPLACE VIEW efa.parking_occupancy_hourly AS
          r.readings,
          round(r.free_sum::numeric / nullif(r.readings, 0), 2) AS free_avg,
          r.free_min, r.free_max,
-         round(1 - (r.free_sum::numeric / nullif(r.readings, 0)) / nullif(r.capacity, 0), 4) AS occupancy_avg,
+         round(r.occupancy_sum / nullif(r.occupancy_readings, 0), 4) AS occupancy_avg,
          r.profile_readings,
          round(r.profile_free_sum::numeric / nullif(r.profile_readings, 0), 2) AS profile_free_avg,
-         r.unknown_readings
+         r.unknown_readings,
+         r.readings_impossible
   FROM efa.parking_hourly r
   JOIN efa.snapshot_hour_counts h ON h.source = r.source AND h.job_name = r.job_name AND h.kind = 'parking' AND h.hour = r.hour;
 
@@ -279,8 +292,9 @@ CREATE OR REPLACE VIEW efa.parking_occupancy_weekday_hour AS
          round(sum(r.free_sum)::numeric / nullif(sum(r.readings), 0), 2) AS free_avg,
          min(r.free_min) AS free_min,
          max(r.free_max) AS free_max,
-         round(1 - (sum(r.free_sum)::numeric / nullif(sum(r.readings), 0)) / nullif(max(r.capacity), 0), 4) AS occupancy_avg,
+         round(sum(r.occupancy_sum) / nullif(sum(r.occupancy_readings), 0), 4) AS occupancy_avg,
          sum(r.profile_readings)::int AS profile_readings,
-         round(sum(r.profile_free_sum)::numeric / nullif(sum(r.profile_readings), 0), 2) AS profile_free_avg
+         round(sum(r.profile_free_sum)::numeric / nullif(sum(r.profile_readings), 0), 2) AS profile_free_avg,
+         sum(r.readings_impossible)::int AS readings_impossible
   FROM efa.parking_hourly r
   GROUP BY r.source, r.job_name, r.parking_key, extract(isodow FROM r.hour), extract(hour FROM r.hour);

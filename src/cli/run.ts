@@ -14,6 +14,7 @@ import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
 import { redactUrl } from '../util/redact.js';
+import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../snapshot/when.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
 
 interface RunOptions extends CommonOptions {
@@ -122,11 +123,20 @@ export function registerRun(program: Command): void {
           nowName,
         );
       }
+      if (takenAt !== undefined) checkSnapshotTime(takenAt, loaded.job.snapshots?.retentionDays ?? DEFAULT_RETENTION_DAYS, nowName);
       const statementTimeoutS = opts.statementTimeout ?? defaultStatementTimeoutS;
       const db = await openDbSaying(dbUrlFrom(opts.db), log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
       const controller = new AbortController();
       const stop = stopOnSignal({ db, job: loaded.job.name, log, debug: opts.debug ?? false, controller });
       try {
+        // A snapshot the job already stored at that instant: said before the upstream is asked, exit 0.
+        const stored = takenAt === undefined ? [] : await snapshotsStoredAt(db, loaded.job, takenAt);
+        const storedLine = takenAt === undefined ? undefined : alreadyStoredLine(loaded.job.name, takenAt, stored);
+        if (takenAt !== undefined && storedLine !== undefined) {
+          log.info(storedLine);
+          if (opts.json) process.stdout.write(`${JSON.stringify({ job: loaded.job.name, status: 'already-stored', takenAt: takenAt.toISOString(), stored, exitCode: 0 })}\n`);
+          return;
+        }
         let summary: RunSummary;
         try {
           summary = await whenDatabaseLost(db, loaded.job.name, () =>

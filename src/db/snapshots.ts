@@ -6,6 +6,7 @@ import { stripNul } from '../relations/hash.js';
 import type { Database } from './tables.js';
 import type { UnitStatus } from './unit-status.js';
 import type { BBox } from '../tiling/types.js';
+import { insertRejects, type RejectInput } from './ledger.js';
 
 /**
  * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
@@ -54,6 +55,8 @@ export interface ParkingRow {
   readonly occTrend: number | null;
   readonly lon: number;
   readonly lat: number;
+  /** Why figures of the answer were stored as NULL (impossible, or text where numbers are sent); each is in efa.rejects. */
+  readonly problems?: readonly string[];
 }
 
 export interface SnapshotTileRow {
@@ -79,11 +82,17 @@ export interface SnapshotRecord {
   readonly detailRequests: number;
 }
 
-/** One snapshot of one kind, as written: the record, its tiles and its rows. */
+/** A record of an answer not stored as it was sent (efa.rejects), with the tile whose answer held it. */
+export interface SnapshotReject extends RejectInput {
+  readonly unit: string;
+}
+
+/** One snapshot of one kind, as written: the record, its tiles, its rows and what was not stored as sent. */
 export interface SnapshotWrite<Row> {
   readonly record: SnapshotRecord;
   readonly tiles: readonly SnapshotTileRow[];
   readonly rows: readonly Row[];
+  readonly rejects?: readonly SnapshotReject[];
 }
 
 export interface SnapshotRef {
@@ -170,6 +179,15 @@ async function rollUp(tx: Tx, ref: SnapshotRef, kind: SnapshotKind): Promise<voi
   await sql`SELECT efa.rollup_snapshot(${ref.runId}::bigint, ${kind})`.execute(tx.kysely);
 }
 
+/** What the snapshot did not store as sent, per tile, with its reason and the record (efa.rejects). */
+async function writeRejects(tx: Tx, ref: SnapshotRef, rejects: readonly SnapshotReject[]): Promise<void> {
+  const byUnit = new Map<string, RejectInput[]>();
+  for (const r of rejects) byUnit.set(r.unit, [...(byUnit.get(r.unit) ?? []), r]);
+  for (const [unit, list] of byUnit) {
+    await insertRejects(tx.kysely, ref, unit, list.map(({ operation, reason, raw }) => ({ operation, reason, raw: stripNul(raw) })));
+  }
+}
+
 /** A vehicle snapshot: its record, its tiles and its rows, each table with one COPY (the partitions must exist). */
 export async function writeVehicleSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<VehicleRow>): Promise<void> {
   await writeVehicleRows(tx, ref, snapshot);
@@ -180,6 +198,7 @@ async function writeVehicleRows(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrit
   const at = ref.takenAt.toISOString();
   await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
   await writeTiles(tx, ref, 'vehicles', snapshot.tiles);
+  await writeRejects(tx, ref, snapshot.rejects ?? []);
   if (snapshot.rows.length === 0) return;
   await tx.copyIn('efa.vehicle_snapshots', vehicleColumns, copyText(snapshot.rows, (v) => [
     at, ref.runId, ref.source, v.vehicleKey, v.providerId, v.areaId, v.kind, v.engine, v.locationType,
@@ -197,11 +216,31 @@ async function writeParkingRows(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrit
   const at = ref.takenAt.toISOString();
   await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
   await writeTiles(tx, ref, 'parking', snapshot.tiles);
+  await writeRejects(tx, ref, snapshot.rejects ?? []);
   if (snapshot.rows.length === 0) return;
   await tx.copyIn('efa.parking_snapshots', parkingColumns, copyText(snapshot.rows, (p) => [
     at, ref.runId, ref.source, p.parkingKey, p.name, p.kind, p.capacity, p.free, p.occupied,
     p.dataSource, p.measuredAt?.toISOString() ?? null, p.occ, p.occLos, p.occLevel, p.occTrend, point(p.lon, p.lat),
   ]));
+}
+
+/** A usable snapshot a job already stored at one instant: `run --now` with that time has nothing to do. */
+export interface StoredSnapshot {
+  readonly runId: string;
+  readonly kind: SnapshotKind;
+  readonly status: SnapshotStatus;
+}
+
+/**
+ * The complete or partial snapshots of a job and source taken at exactly `at` (an instant, whatever
+ * zone it was written in). A failed one does not count: its retake is what a retried backfill is for.
+ */
+export async function storedSnapshotsAt(db: Kysely<Database>, source: string, jobName: string, at: Date): Promise<StoredSnapshot[]> {
+  const r = await sql<{ run_id: string; kind: SnapshotKind; status: SnapshotStatus }>`
+    SELECT run_id::text AS run_id, kind, status FROM efa.snapshots
+    WHERE source = ${source} AND job_name = ${jobName} AND taken_at = ${at} AND status <> 'failed'
+    ORDER BY kind, run_id`.execute(db);
+  return r.rows.map((x) => ({ runId: x.run_id, kind: x.kind, status: x.status }));
 }
 
 /** What the previous usable snapshot of a job saw: where to plan the next one's tiles. */

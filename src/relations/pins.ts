@@ -145,17 +145,9 @@ export function toPinRow(pin: Pin): PinRow {
   return pinRowOf(clean, cleanAttrs, stableJson(cleanAttrs));
 }
 
-/**
- * Object types that are sharing vehicles, as the dialects normalise them (rapidJSON `sharing` →
- * SHARING). Vehicles move every few minutes: they are a time series (efa.vehicle_snapshots, the
- * snapshot sweep), never pins, which would churn efa.pins and efa.changes every night. The same
- * list is in sql/008_snapshots.sql, which retires vehicle pins stored before.
- */
-export const SHARING_VEHICLE_TYPES: readonly string[] = ['SHARING', 'SHARING_VEHICLE', 'VEHICLE', 'CARSHARING', 'BIKESHARING'];
-
-export function isSharingVehicle(pin: Pin): boolean {
-  return SHARING_VEHICLE_TYPES.includes(pin.type.toUpperCase());
-}
+// Sharing vehicles are a time series (efa.vehicle_snapshots, the snapshot sweep), never pins, which
+// would churn efa.pins and efa.changes every night. Defined beside the provider rule (efa/sharing.ts).
+export { SHARING_VEHICLE_TYPES, isSharingVehicle } from '../efa/sharing.js';
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
 

@@ -1,4 +1,4 @@
-import { dropSnapshotPartitions, ensureSnapshotPartitions, pruneSnapshotRollups, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
+import { dropSnapshotPartitions, ensureSnapshotPartitions, pruneSnapshotRollups, storedSnapshotsAt, writeParkingSnapshot, writeVehicleSnapshot, type SnapshotRef, type SnapshotTileRow, type SnapshotWrite } from '../db/snapshots.js';
 import type { SnapshotMeta, UnitStats } from '../db/run-record.js';
 import { errorText } from '../errors.js';
 import type { Ending, Outcome, RunContext, RunKind } from './kind.js';
@@ -8,6 +8,7 @@ import { redactText } from '../util/redact.js';
 import type { SnapshotContext } from '../snapshot/context.js';
 import { snapshotParking } from '../snapshot/parking.js';
 import { snapshotVehicles } from '../snapshot/vehicles.js';
+import { alreadyStoredLine, DEFAULT_RETENTION_DAYS } from '../snapshot/when.js';
 
 const dayMs = 86_400_000;
 
@@ -50,6 +51,12 @@ export const snapshotRun: RunKind = {
 async function takeSnapshots(rc: RunContext): Promise<Outcome> {
   const { db, log, job, run } = rc;
   const takenAt = rc.options.takenAt ?? new Date();
+  // Checked before the upstream was asked too (the CLI); again here, under the job's lock, for a
+  // run of the same job that stored this instant in between: this one then ends with nothing to do.
+  if (rc.options.takenAt !== undefined) {
+    const line = alreadyStoredLine(job.name, takenAt, await storedSnapshotsAt(db.kysely, run.source, job.name, takenAt));
+    if (line !== undefined) return nothingToDo(rc, line);
+  }
   const ctx: SnapshotContext = {
     db, job, log, region: rc.loaded.region, regionBBox: regionBBox(rc.loaded.region), client: rc.jobClient.client, secrets: rc.secrets, takenAt,
   };
@@ -79,7 +86,7 @@ async function takeSnapshots(rc: RunContext): Promise<Outcome> {
       for (const s of snapshots) {
         log.info(`${s.kind} snapshot ${s.status}: ${s.rows} rows from ${s.requests} requests (floor ${s.floor})${s.detailRequests > 0 ? `, ${s.detailRequests} detail requests` : ''}`);
       }
-      const retentionDays = job.snapshots?.retentionDays ?? 90;
+      const retentionDays = job.snapshots?.retentionDays ?? DEFAULT_RETENTION_DAYS;
       // Counted from the wall clock when --now is later: a demo against a simulator's future clock must
       // not drop the days actually collected.
       const now = Math.min(takenAt.getTime(), Date.now());
@@ -91,6 +98,17 @@ async function takeSnapshots(rc: RunContext): Promise<Outcome> {
       if (pruned > 0) log.info(`roll-up retention (${rollupDays} days): ${pruned} hourly rows deleted`);
     },
     report: async () => ({ snapshots }),
+  };
+}
+
+/** A run that found its instant stored meanwhile: it ends succeeded with no snapshot of its own. */
+function nothingToDo(rc: RunContext, line: string): Outcome {
+  rc.log.info(line);
+  return {
+    failure: undefined,
+    settle: async () => ({ ...endingOf(rc, [], [], undefined), status: 'succeeded', error: undefined }),
+    tidy: async () => undefined,
+    report: async () => ({ snapshots: [] }),
   };
 }
 
@@ -113,7 +131,7 @@ function endingOf(rc: RunContext, taken: readonly Taken[], snapshots: SnapshotMe
     relations: {},
     messages: [],
     units: Object.fromEntries(taken.map((s) => [s.record.kind, unitStats(s.tiles)])),
-    rejects: 0,
+    rejects: taken.reduce((n, s) => n + (s.rejects?.length ?? 0), 0),
     failures: taken.flatMap((s) => s.tiles.filter((t) => t.status === 'failed').map((t) => ({ operation: s.record.kind, unit: t.tileId, error: t.error ?? '' }))),
     capped: taken.flatMap((s) => s.tiles.filter((t) => t.status === 'capped').map((t) => ({ operation: s.record.kind, unit: t.tileId, hits: t.objects }))),
     incomplete: [],

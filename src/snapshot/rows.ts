@@ -1,6 +1,9 @@
 import type { ParkingRow, VehicleRow } from '../db/snapshots.js';
 import { PARKING, type Pin } from '../efa/records.js';
 import { pinKey } from '../relations/pins.js';
+import { idText, sharingProviderOf } from '../efa/sharing.js';
+import { checkedParkingFigures } from './parking-figures.js';
+import { instantOf, int, num, objectAt, text } from './values.js';
 
 /**
  * CoordInfo records as snapshot rows. efa-api.md shows no field of a sharing vehicle or of the
@@ -14,29 +17,6 @@ export function isParking(pin: Pin): boolean {
 
 type Attrs = Readonly<Record<string, unknown>>;
 
-const objectAt = (a: Attrs, name: string): Attrs => {
-  const v = a[name];
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Attrs) : {};
-};
-
-function text(...values: unknown[]): string | null {
-  for (const v of values) if (typeof v === 'string' && v.trim() !== '') return v;
-  return null;
-}
-
-function num(...values: unknown[]): number | null {
-  for (const v of values) {
-    if (typeof v === 'number' && Number.isFinite(v)) return v;
-    if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
-  }
-  return null;
-}
-
-function int(...values: unknown[]): number | null {
-  const n = num(...values);
-  return n === null ? null : Math.round(n);
-}
-
 function bool(...values: unknown[]): boolean | null {
   for (const v of values) {
     if (typeof v === 'boolean') return v;
@@ -48,15 +28,6 @@ function bool(...values: unknown[]): boolean | null {
 
 /** The key of an object: its id as sent, else the kind and a hash of name and place (as efa.pins). */
 export const objectKey = (pin: Pin): string => pin.id ?? pinKey(pin);
-
-/** An id the schema types as a number (providerId) or text (operatingAreaId), as text. */
-function idText(...values: unknown[]): string | null {
-  for (const v of values) {
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    if (typeof v === 'string' && v.trim() !== '') return v;
-  }
-  return null;
-}
 
 /** The slot-count fields of the schema's `station` (carSlots, bikeSlots, eBikeSlots, combinedSlots, ...). */
 const SLOT_FIELD = /Slots$/;
@@ -168,7 +139,8 @@ export function toVehicleRow(pin: Pin, detail?: Pin, at?: Date): VehicleRow {
   const fromRef = (i: number): string | null => (ref.length === 3 && ref[i] ? (ref[i] ?? null) : null);
   return {
     vehicleKey: objectKey(pin),
-    providerId: idText(vehicle.providerId, details.providerId, station.providerId, a.operatorId, a.providerId, a.operator, fromRef(1)),
+    // The box answer's provider first: the snapshot keys the vehicle by it (efa/sharing.ts).
+    providerId: sharingProviderOf(pin) ?? (detail ? sharingProviderOf(detail) : null),
     areaId: idText(vehicle.operatingAreaId, details.operatingAreaId, station.operatingAreaId, a.opAreaId, a.areaId, fromRef(2)),
     kind: text(known(vehicle.vehType), spec.vehicleType, a.vehicleType, a.vehSF, a.kind),
     engine: text(known(vehicle.engine), spec.engineType, a.engineType, a.vehEngineType),
@@ -202,69 +174,20 @@ export function sharingRefOf(pin: Pin): { id: string; operatorId: string; opArea
   return vid !== null && provider !== null && area !== null ? { id: vid, operatorId: provider, opAreaId: area } : undefined;
 }
 
-/** The parking data set's sources (published schema `parkingDataSet.dataSource`). */
-export const PARKING_DATA_SOURCES = ['REALTIME', 'PROFILE', 'UNKNOWN'] as const;
-export type ParkingDataSource = (typeof PARKING_DATA_SOURCES)[number];
-
-/** An instant with its zone (`Z` or an offset), as the published schema's dateTime writes it. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/;
-
 /**
- * `measuredAt` as an instant. The schema writes UTC (`...Z`); an offset is honoured. A time
- * without a zone names no instant (the answer does not say whose clock), so it is null: the text
- * stays in the pin's attrs. sql/011's efa.parse_instant reads the same way for efa.current_parking.
+ * A parking object as a snapshot row. Its figures are checked (parking-figures.ts): one that is
+ * impossible, or text where the dialect sends numbers, is stored as NULL and named in `problems`,
+ * which the sweep writes to efa.rejects with the record as received.
  */
-export function instantOf(value: unknown): Date | null {
-  if (typeof value !== 'string' || !INSTANT.test(value.trim())) return null;
-  const at = new Date(value.trim());
-  return Number.isNaN(at.getTime()) ? null : at;
-}
-
-/**
- * The occupancy figures of a parking object, in every dialect. rapidJSON (published schema):
- * `coordInfoDetails.parkingDataSet` (type PARKING), or the same data set as `parkingRealtimeInfo`
- * or `dataSet` of the location's properties, with `dataSource` saying whether `freePlaces` was
- * measured (REALTIME) or read off a day curve (PROFILE). json and legacy: `realtime: { free,
- * occupied }` or `freeSpaces`, which servers send only with parkObjInfoRealtime=1, so they are
- * REALTIME. Capacity: `capacity`, `totalSpaces`, or the sum of `parkingSpaces[].capacity`.
- * efa.current_parking (sql/011) reads the same fields in the same order.
- */
-export function parkingFigures(a: Attrs) {
-  const details = objectAt(a, 'coordInfoDetails');
-  const dataSet = [objectAt(details, 'parkingDataSet'), objectAt(a, 'parkingRealtimeInfo'), objectAt(a, 'dataSet')].find((d) => Object.keys(d).length > 0) ?? {};
-  const realtime = objectAt(a, 'realtime');
-  const legacyFree = int(realtime.free, a.freeSpaces);
-  const setFree = int(dataSet.freePlaces);
-  const declared = text(dataSet.dataSource)?.toUpperCase();
-  // The json/legacy figure first, as efa.current_parking reads it; then the data set's, with its source.
-  const dataSource: ParkingDataSource | null =
-    legacyFree !== null
-      ? 'REALTIME'
-      : setFree !== null || declared !== undefined ? (PARKING_DATA_SOURCES.find((s) => s === declared) ?? 'UNKNOWN') : null;
-  const spaces = Array.isArray(a.parkingSpaces) ? (a.parkingSpaces as unknown[]) : [];
-  const spaceCapacities = spaces.map((s) => (typeof s === 'object' && s !== null ? int((s as Attrs).capacity) : null)).filter((c): c is number => c !== null);
-  return {
-    capacity: int(a.capacity, a.totalSpaces) ?? (spaceCapacities.length > 0 ? spaceCapacities.reduce((x, y) => x + y, 0) : null),
-    free: legacyFree ?? setFree,
-    occupied: int(realtime.occupied, a.occupiedSpaces),
-    dataSource,
-    measuredAt: instantOf(dataSet.measuredAt),
-    occ: num(dataSet.occ),
-    occLos: num(dataSet.occLOS),
-    occLevel: text(dataSet.occLevel),
-    occTrend: num(dataSet.occTrend),
-  };
-}
-
-export function toParkingRow(pin: Pin): ParkingRow {
-  const a = pin.attrs;
-  const figures = parkingFigures(a);
+export function toParkingRow(pin: Pin, textNumbers = false): ParkingRow {
+  const { figures, problems } = checkedParkingFigures(pin.attrs, textNumbers);
   return {
     parkingKey: objectKey(pin),
     name: pin.name === '' ? null : pin.name,
-    kind: int(a.parkingObjectType),
+    kind: int(pin.attrs.parkingObjectType),
     ...figures,
     lon: pin.coord.lon,
     lat: pin.coord.lat,
+    ...(problems.length > 0 ? { problems } : {}),
   };
 }

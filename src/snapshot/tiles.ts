@@ -1,4 +1,5 @@
-import type { SnapshotTileRow } from '../db/snapshots.js';
+import type { SnapshotReject, SnapshotTileRow } from '../db/snapshots.js';
+import { canonicalJson } from '../efa/parse/duplicates.js';
 import type { EfaResult, Pin } from '../efa/index.js';
 import type { ResolvedRegion } from '../job/index.js';
 import { afterSilentCap, createBoxStep, silentCapWarning, sweepBoxes, type BoxSink, type KeptStatus } from '../harvest/index.js';
@@ -30,11 +31,20 @@ export interface TileSweepOptions<Row> {
   /** The objects one answered object stands for (a sharing station: the vehicles it lists); default itself. */
   readonly expand?: (pin: Pin) => Pin[];
   readonly keyOf: (row: Row) => string;
+  /** How a key reads in a reject reason (default: as it is). */
+  readonly keyLabel?: (row: Row) => string;
+  /** Why parts of a stored row's record were not stored as sent (each becomes a reject; the row is stored). */
+  readonly problemsOf?: (row: Row) => readonly string[];
 }
 
 export interface TileSweepResult<Row> {
-  /** One row per object key; an object two tiles returned (it moved between their requests) is kept once, from the first answer. */
-  readonly rows: Map<string, { row: Row; pin: Pin }>;
+  /**
+   * One row per object key; an object two tiles returned (it moved between their requests) is kept
+   * once, from the first answer, and the other copy is a reject (never dropped without a trace).
+   */
+  readonly rows: Map<string, { row: Row; pin: Pin; tileId: string }>;
+  /** The answers' rejects, copies of a key already kept, and the problems of stored rows (efa.rejects). */
+  readonly rejects: SnapshotReject[];
   readonly tiles: SnapshotTileRow[];
   readonly requests: number;
   /** Objects of every kind the answers held. */
@@ -44,7 +54,10 @@ export interface TileSweepResult<Row> {
 }
 
 export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise<TileSweepResult<Row>> {
-  const rows = new Map<string, { row: Row; pin: Pin }>();
+  const rows = new Map<string, { row: Row; pin: Pin; tileId: string }>();
+  const rejects: SnapshotReject[] = [];
+  /** Rejects by tile: a tile asked again keeps only its last answer's. */
+  const tileRejects = new Map<string, SnapshotReject[]>();
   /** By tile id: a tile asked again (it answered a silent cap before it was confirmed) keeps its last record. */
   const tiles = new Map<string, SnapshotTileRow & { kept?: KeptStatus }>();
   let objects = 0;
@@ -65,9 +78,19 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
   const sink: BoxSink = {
     consequence: { failed: '; its area is a gap in this snapshot', incomplete: 'objects may be missing there' },
     // Asked again below: their first record is replaced by the second's.
-    redo: (again) => again.forEach((t) => tiles.delete(t.id)),
+    redo(again) {
+      const ids = new Set(again.map((t) => t.id));
+      for (const id of ids) {
+        tiles.delete(id);
+        tileRejects.delete(id);
+      }
+      // Its rows too: the tile's second answer stands for it, not a copy beside its first.
+      for (const [key, kept] of rows) if (ids.has(kept.tileId)) rows.delete(key);
+    },
     take(tile, outcome) {
       objects += outcome.received;
+      const mine: SnapshotReject[] = outcome.kind === 'split' ? [] : outcome.rejects.map((r) => ({ ...r, unit: tile.id }));
+      tileRejects.set(tile.id, mine);
       if (outcome.kind === 'failed') return record(tile, { status: 'failed', objects: outcome.received, stored: 0, attempts: outcome.attempts, error: outcome.error });
       if (outcome.kind === 'split') return record(tile, { status: 'split', objects: outcome.received, stored: 0, attempts: outcome.attempts, error: null });
       for (const pin of outcome.inside) if (o.rowOf(pin) === undefined) others += 1;
@@ -76,8 +99,22 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
         const row = o.rowOf(pin);
         if (row === undefined) continue;
         const key = o.keyOf(row);
-        if (rows.has(key)) continue;
-        rows.set(key, { row, pin });
+        const kept = rows.get(key);
+        if (kept !== undefined) {
+          // The same copy twice is the same record; another copy is told, never dropped silently.
+          if (canonicalJson(kept.pin) !== canonicalJson(pin)) {
+            const label = o.keyLabel?.(row) ?? JSON.stringify(key);
+            mine.push({
+              operation: 'coordInfo',
+              unit: tile.id,
+              reason: `${o.label} snapshot: ${label} twice in one snapshot: the copy of tile ${kept.tileId} is stored, this one is not (the object moved between the two requests, or two objects share one key)`,
+              raw: pin,
+            });
+          }
+          continue;
+        }
+        rows.set(key, { row, pin, tileId: tile.id });
+        for (const problem of o.problemsOf?.(row) ?? []) mine.push({ operation: 'coordInfo', unit: tile.id, reason: `${o.label} snapshot: ${problem}: stored as NULL`, raw: pin });
         stored += 1;
       }
       record(tile, { status: outcome.status, objects: outcome.received, stored, attempts: outcome.attempts, error: outcome.reason ?? null }, outcome.status);
@@ -90,5 +127,6 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
   const cap = step.silentCap;
   if (cap !== undefined) o.log.warn(silentCapWarning(o.label, cap));
   const out = [...tiles.values()].map(({ kept, ...t }) => (kept === undefined ? t : { ...t, status: afterSilentCap(cap, kept, t.objects) }));
-  return { rows, tiles: out, requests: end.requests + end.confirming, objects, others };
+  for (const list of tileRejects.values()) rejects.push(...list);
+  return { rows, tiles: out, requests: end.requests + end.confirming, objects, others, rejects };
 }

@@ -1,5 +1,5 @@
 import { minTileOf } from '../tiling/index.js';
-import type { SnapshotTileRow, SnapshotWrite, VehicleRow } from '../db/snapshots.js';
+import type { SnapshotReject, SnapshotTileRow, SnapshotWrite, VehicleRow } from '../db/snapshots.js';
 import type { Pin } from '../efa/index.js';
 import { SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
 import { contentHash } from '../relations/hash.js';
@@ -8,7 +8,7 @@ import type { Job } from '../job/index.js';
 import { drainQueue } from '../sweep/queue.js';
 import { redactText } from '../util/redact.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
-import { isSharingVehicle } from '../relations/pins.js';
+import { isSharingVehicle, sharingProviderOf, sharingVehicleKey } from '../efa/sharing.js';
 import { isStationOnly, sharingRefOf, toVehicleRow, vehicleDetailsOf, vehiclesOf } from './rows.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
@@ -47,19 +47,51 @@ export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep)
     // A station alone stands for the vehicles it lists; a station without any is not a vehicle.
     expand: (pin) => (isSharingVehicle(pin) ? vehiclesOf(pin) : [pin]),
     rowOf: (pin) => (isSharingVehicle(pin) && !isStationOnly(pin) ? toVehicleRow(pin, undefined, ctx.takenAt) : undefined),
-    keyOf: (row) => row.vehicleKey,
+    // Providers number their vehicles themselves: a vehicle is its provider and its id.
+    keyOf: (row) => sharingVehicleKey(row.providerId, row.vehicleKey),
+    keyLabel: vehicleLabel,
   });
   if (swept.others > 0) ctx.log.info(`vehicles: the answers held ${swept.others} object(s) of other kinds (counted towards max, not stored)`);
   const tiles = emptyIsAGap(swept.tiles, swept.rows.size, ctx);
   const { details, requests: detailRequests, failures } = await fetchDetails(ctx, cfg, [...swept.rows.values()].map((v) => v.pin));
-  const rows = [...swept.rows.values()].map(({ pin }) => toVehicleRow(pin, details.get(pin.id ?? ''), ctx.takenAt));
+  const { rows, rejects } = withDetails(swept.rows.values(), details, ctx.takenAt);
+  const rejected = swept.rejects.length + rejects.length;
+  if (rejected > 0) ctx.log.warn(`vehicles: ${rejected} record(s) not stored as sent (see efa.rejects of this run)`);
   return {
     record: snapshotRecord('vehicles', tiles, swept.requests, detailRequests),
     tiles,
     rows,
+    rejects: [...swept.rejects, ...rejects],
     others: swept.others,
     detailFailures: failures,
   };
+}
+
+/** A box answer's vehicle, as its detail answer is filed: two providers' vehicle 1 are two. */
+const detailKey = (pin: Pin): string => sharingVehicleKey(sharingProviderOf(pin), pin.id ?? '');
+
+const vehicleLabel = (row: VehicleRow): string =>
+  `vehicle ${JSON.stringify(row.vehicleKey)} of ${row.providerId === null ? 'no named provider' : `provider ${JSON.stringify(row.providerId)}`}`;
+
+/**
+ * The rows as written: each box answer's vehicle with its detail answer. A detail answer may name
+ * a provider the box answer did not, which could give two rows one key; the second is then a
+ * reject, not a duplicate key that would fail the whole snapshot.
+ */
+function withDetails(
+  swept: Iterable<{ pin: Pin; tileId: string }>,
+  details: ReadonlyMap<string, Pin>,
+  at: Date,
+): { rows: VehicleRow[]; rejects: SnapshotReject[] } {
+  const rows = new Map<string, VehicleRow>();
+  const rejects: SnapshotReject[] = [];
+  for (const { pin, tileId } of swept) {
+    const row = toVehicleRow(pin, details.get(detailKey(pin)), at);
+    const key = sharingVehicleKey(row.providerId, row.vehicleKey);
+    if (!rows.has(key)) rows.set(key, row);
+    else rejects.push({ operation: 'coordInfo', unit: tileId, reason: `vehicles snapshot: ${vehicleLabel(row)} twice in one snapshot once its detail answer named the provider: not stored twice`, raw: pin });
+  }
+  return { rows: [...rows.values()], rejects };
 }
 
 /**
@@ -108,7 +140,7 @@ async function fetchDetails(
         result.records.find((r) => r.id === pin.id) ??
         result.records.find((r) => vehicleDetailsOf(r.attrs)['id'] === ref.id) ??
         (result.records.length === 1 ? result.records[0] : undefined);
-      if (found) details.set(pin.id ?? '', found);
+      if (found) details.set(detailKey(pin), found);
     } catch (error) {
       if (isFatal(error)) throw error;
       failures += 1;

@@ -39,13 +39,15 @@ function runBuilt(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise
 
 const region = [9.12, 48.74, 9.22, 48.8] as const;
 const kinds = new Set(['CAR', 'BIKE', 'MINIVEHICLE', 'TAXI']);
+/** Two days ago (UTC): inside the retention and behind the clock whenever the test runs (--now refuses the future). */
+const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
 /** The three times, as given: on the command line, in the environment, with an offset. */
 const times = [
-  { given: '2026-11-20T03:00:00Z', how: 'flag' },
-  { given: '2026-11-20T08:00:00Z', how: 'env' },
-  { given: '2026-11-20T16:00:00+01:00', how: 'flag' },
+  { given: `${day}T03:00:00Z`, how: 'flag' },
+  { given: `${day}T08:00:00Z`, how: 'env' },
+  { given: `${day}T16:00:00+01:00`, how: 'flag' },
 ] as const;
-const utcHours = ['2026-11-20T03:00:00.000Z', '2026-11-20T08:00:00.000Z', '2026-11-20T15:00:00.000Z'];
+const utcHours = [`${day}T03:00:00.000Z`, `${day}T08:00:00.000Z`, `${day}T15:00:00.000Z`];
 
 describe.skipIf(!existsSync(cli))('snapshots at the time asked for: run --now / EFA_NOW (built CLI)', () => {
   let sim: Simulator;
@@ -78,6 +80,16 @@ describe.skipIf(!existsSync(cli))('snapshots at the time asked for: run --now / 
       runs.push(JSON.parse(r.stdout) as RunSummary);
     }
   }, 600_000);
+  /** Runs of the database by status: nothing opened, nothing left running. */
+  const runCount = async (): Promise<Record<string, number>> => {
+    const d = await openDb(db.url);
+    try {
+      const r = await sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM efa.runs GROUP BY status`.execute(d.kysely);
+      return { running: 0, ...Object.fromEntries(r.rows.map((x) => [x.status, x.n])) };
+    } finally {
+      await d.close();
+    }
+  };
   afterAll(async () => {
     await sim?.stop();
     await db?.drop();
@@ -121,6 +133,28 @@ describe.skipIf(!existsSync(cli))('snapshots at the time asked for: run --now / 
     for (const r of [flag, env, noZone]) expect(r.stderr).not.toContain('opening the embedded database');
   }, 120_000);
 
+  it('an instant already stored, even written in another zone, is said to be stored before any request: exit 0, no run left running', async () => {
+    const runsBefore = await runCount();
+    // 03:00Z written as 04:00+01:00, against an upstream that cannot be reached: any request would fail the run.
+    const again = await runBuilt(['run', snapshotJob, '--db', db.url, '--log-format', 'json', '--json', '--base-url', 'http://127.0.0.1:9/efa', '--now', `${day}T04:00:00+01:00`]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`job moving: a snapshot taken at ${day}T03:00:00.000Z is already stored \\(parking complete in run \\d+, vehicles complete in run \\d+\\): nothing to do`));
+    expect(JSON.parse(again.stdout)).toMatchObject({ job: 'moving', status: 'already-stored', takenAt: `${day}T03:00:00.000Z`, exitCode: 0 });
+    expect(await runCount()).toEqual({ ...runsBefore, running: 0 });
+  }, 120_000);
+
+  it('a time ahead of the clock by more than 5 minutes, or older than the retention, is bad usage naming --now and why', async () => {
+    const runsBefore = await runCount();
+    const future = await runBuilt(['run', snapshotJob, '--db', db.url, '--log-format', 'json', '--now', '9999-12-31T23:59:59Z']);
+    expect(future.code).toBe(2);
+    expect(future.stderr).toMatch(/--now: 9999-12-31T23:59:59.000Z is ahead of this machine's clock \([^)]+\) by more than 5 minutes/);
+    const past = await runBuilt(['run', snapshotJob, '--db', db.url, '--log-format', 'json'], { EFA_NOW: '2000-01-01T00:00:00Z' });
+    expect(past.code).toBe(2);
+    expect(past.stderr).toMatch(/EFA_NOW: 2000-01-01T00:00:00.000Z is older than the job's retention of 90 days \(snapshots.retentionDays\)/);
+    for (const r of [future, past]) expect(r.stderr).not.toContain('opening the embedded database');
+    expect(await runCount()).toEqual(runsBefore);
+  }, 120_000);
+
   it('a nightly job with --now is bad usage naming the option', async () => {
     const r = await runBuilt(['run', nightlyJob, '--db', db.url, '--log-format', 'json', '--now', '2026-11-20T03:00:00Z']);
     expect(r.code).toBe(2);
@@ -142,8 +176,8 @@ describe.skipIf(!existsSync(cli))('snapshots at the time asked for: run --now / 
     expect(parking?.rows).toBeGreaterThan(0);
     // What it saw, per kind, at the time it was taken as.
     expect(html).toContain('<h2>Snapshot</h2>');
-    expect(html).toContain('<td>vehicles</td><td>2026-11-20 15:00:00 UTC</td>');
-    expect(html).toContain(`<td>parking</td><td>2026-11-20 15:00:00 UTC</td>`);
+    expect(html).toContain(`<td>vehicles</td><td>${day} 15:00:00 UTC</td>`);
+    expect(html).toContain(`<td>parking</td><td>${day} 15:00:00 UTC</td>`);
     // Its tiles on the printable map, and the count in the problem line (not a claim over 0 tiles).
     const drawn = (html.match(/<rect class="tile tile-/g) ?? []).length;
     expect(drawn).toBeGreaterThan(0);

@@ -15,7 +15,7 @@ import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
  * as the reference), whether the snapshots were rolled up as written or by the upgrade's backfill.
  */
 
-// The former view bodies, verbatim in what they compute (sql/009_snapshot_views.sql, sql/011_parking_sources.sql).
+// The former view bodies, verbatim in what they compute (sql/009_snapshot_views.sql, sql/019_snapshot_keys.sql).
 const formerHours = `SELECT source, job_name, kind, date_trunc('hour', taken_at) AS hour,
     count(*) FILTER (WHERE status = 'complete')::int AS snapshots, count(*) FILTER (WHERE status <> 'complete')::int AS snapshots_incomplete
   FROM efa.snapshots GROUP BY source, job_name, kind, date_trunc('hour', taken_at)`;
@@ -45,28 +45,36 @@ const reference: Record<string, string> = {
            v.available, v.taken_at AS seen_at, v.run_id, ST_X(v.geom) AS lon, ST_Y(v.geom) AS lat
     FROM efa.vehicle_snapshots v ORDER BY v.source, v.provider_id, v.vehicle_key, v.taken_at DESC`,
   parking_occupancy_hourly: `WITH h AS (${formerHours})
-    SELECT s.source, s.job_name, h.hour, p.parking_key, (array_agg(p.name ORDER BY p.taken_at DESC))[1] AS name, max(p.capacity) AS capacity,
+    SELECT s.source, s.job_name, h.hour, p.parking_key, (array_agg(p.name ORDER BY p.taken_at DESC))[1] AS name, max(p.capacity_ok) AS capacity,
            h.snapshots, h.snapshots_incomplete,
-           count(p.free) FILTER (WHERE p.data_source = 'REALTIME')::int AS readings,
-           round(avg(p.free) FILTER (WHERE p.data_source = 'REALTIME'), 2) AS free_avg,
-           min(p.free) FILTER (WHERE p.data_source = 'REALTIME') AS free_min, max(p.free) FILTER (WHERE p.data_source = 'REALTIME') AS free_max,
-           round(1 - avg(p.free) FILTER (WHERE p.data_source = 'REALTIME') / nullif(max(p.capacity), 0), 4) AS occupancy_avg,
-           count(p.free) FILTER (WHERE p.data_source = 'PROFILE')::int AS profile_readings,
-           round(avg(p.free) FILTER (WHERE p.data_source = 'PROFILE'), 2) AS profile_free_avg,
-           count(p.free) FILTER (WHERE p.data_source = 'UNKNOWN')::int AS unknown_readings
-    FROM efa.parking_snapshots p JOIN efa.snapshots s ON s.run_id = p.run_id AND s.kind = 'parking' AND s.status = 'complete'
+           count(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME')::int AS readings,
+           round(avg(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME'), 2) AS free_avg,
+           min(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME') AS free_min, max(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME') AS free_max,
+           round(avg(1 - p.free_ok::numeric / nullif(p.capacity_ok, 0)) FILTER (WHERE p.data_source = 'REALTIME'), 4) AS occupancy_avg,
+           count(p.free_ok) FILTER (WHERE p.data_source = 'PROFILE')::int AS profile_readings,
+           round(avg(p.free_ok) FILTER (WHERE p.data_source = 'PROFILE'), 2) AS profile_free_avg,
+           count(p.free_ok) FILTER (WHERE p.data_source = 'UNKNOWN')::int AS unknown_readings,
+           count(*) FILTER (WHERE p.free IS NOT NULL AND p.free_ok IS NULL)::int AS readings_impossible
+    FROM (SELECT x.*, CASE WHEN x.capacity >= 0 THEN x.capacity END AS capacity_ok,
+             CASE WHEN x.free >= 0 AND (x.capacity IS NULL OR x.free <= x.capacity) AND coalesce(x.capacity, 0) >= 0 THEN x.free END AS free_ok
+      FROM efa.parking_snapshots x) p
+    JOIN efa.snapshots s ON s.run_id = p.run_id AND s.kind = 'parking' AND s.status = 'complete'
     JOIN h ON h.source = s.source AND h.job_name = s.job_name AND h.kind = 'parking' AND h.hour = date_trunc('hour', p.taken_at)
     GROUP BY s.source, s.job_name, h.hour, p.parking_key, h.snapshots, h.snapshots_incomplete`,
   parking_occupancy_weekday_hour: `SELECT s.source, s.job_name, p.parking_key, extract(isodow FROM p.taken_at)::int AS weekday,
-           extract(hour FROM p.taken_at)::int AS hour_of_day, (array_agg(p.name ORDER BY p.taken_at DESC))[1] AS name, max(p.capacity) AS capacity,
-           (count(DISTINCT p.taken_at::date) FILTER (WHERE p.data_source = 'REALTIME' AND p.free IS NOT NULL))::int AS days,
-           count(p.free) FILTER (WHERE p.data_source = 'REALTIME')::int AS readings,
-           round(avg(p.free) FILTER (WHERE p.data_source = 'REALTIME'), 2) AS free_avg,
-           min(p.free) FILTER (WHERE p.data_source = 'REALTIME') AS free_min, max(p.free) FILTER (WHERE p.data_source = 'REALTIME') AS free_max,
-           round(1 - avg(p.free) FILTER (WHERE p.data_source = 'REALTIME') / nullif(max(p.capacity), 0), 4) AS occupancy_avg,
-           count(p.free) FILTER (WHERE p.data_source = 'PROFILE')::int AS profile_readings,
-           round(avg(p.free) FILTER (WHERE p.data_source = 'PROFILE'), 2) AS profile_free_avg
-    FROM efa.parking_snapshots p JOIN efa.snapshots s ON s.run_id = p.run_id AND s.kind = 'parking' AND s.status = 'complete'
+           extract(hour FROM p.taken_at)::int AS hour_of_day, (array_agg(p.name ORDER BY p.taken_at DESC))[1] AS name, max(p.capacity_ok) AS capacity,
+           (count(DISTINCT p.taken_at::date) FILTER (WHERE p.data_source = 'REALTIME' AND p.free_ok IS NOT NULL))::int AS days,
+           count(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME')::int AS readings,
+           round(avg(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME'), 2) AS free_avg,
+           min(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME') AS free_min, max(p.free_ok) FILTER (WHERE p.data_source = 'REALTIME') AS free_max,
+           round(avg(1 - p.free_ok::numeric / nullif(p.capacity_ok, 0)) FILTER (WHERE p.data_source = 'REALTIME'), 4) AS occupancy_avg,
+           count(p.free_ok) FILTER (WHERE p.data_source = 'PROFILE')::int AS profile_readings,
+           round(avg(p.free_ok) FILTER (WHERE p.data_source = 'PROFILE'), 2) AS profile_free_avg,
+           count(*) FILTER (WHERE p.free IS NOT NULL AND p.free_ok IS NULL)::int AS readings_impossible
+    FROM (SELECT x.*, CASE WHEN x.capacity >= 0 THEN x.capacity END AS capacity_ok,
+             CASE WHEN x.free >= 0 AND (x.capacity IS NULL OR x.free <= x.capacity) AND coalesce(x.capacity, 0) >= 0 THEN x.free END AS free_ok
+      FROM efa.parking_snapshots x) p
+    JOIN efa.snapshots s ON s.run_id = p.run_id AND s.kind = 'parking' AND s.status = 'complete'
     GROUP BY s.source, s.job_name, p.parking_key, extract(isodow FROM p.taken_at), extract(hour FROM p.taken_at)`,
 };
 // What each view is compared on (the hexagon's geometry as text, snapped: two transforms of one polygon).
@@ -89,17 +97,17 @@ async function expectViewsEqualFormer(t: TestDb): Promise<void> {
   }
 }
 
-// Deterministic vehicles: three providers, a provider and kind left out, some unavailable.
+// Deterministic vehicles: three providers numbering their vehicles alike, a provider and kind left out, some unavailable.
 function vehicles(seed: number, n: number): VehicleRow[] {
   return Array.from({ length: n }, (_, i) => {
     const k = (i * 7 + seed * 13) % 97;
     return {
-      vehicleKey: `V${i % 40}:${i % 11 === 0 ? '' : 1 + (i % 3)}`, providerId: i % 11 === 0 ? null : `p${1 + (i % 3)}`, areaId: null, kind: i % 13 === 0 ? null : i % 2 ? 'BIKE' : 'CAR',
+      vehicleKey: `V${i % 40}`, providerId: i % 11 === 0 ? null : `p${1 + (i % 3)}`, areaId: null, kind: i % 13 === 0 ? null : i % 2 ? 'BIKE' : 'CAR',
       engine: null, locationType: null, chargePercent: null, fuelPercent: null, available: k % 5 === 0 ? false : k % 7 === 0 ? null : true,
       detailed: false, stationId: null, stationSlots: null, model: null, rangeKm: null,
       lon: 9.1 + ((k * 37) % 1000) / 10_000, lat: 48.7 + ((k * 53) % 1000) / 10_000,
     };
-  }).filter((v, i, all) => all.findIndex((w) => w.vehicleKey === v.vehicleKey) === i);
+  }).filter((v, i, all) => all.findIndex((w) => w.vehicleKey === v.vehicleKey && w.providerId === v.providerId) === i);
 }
 
 function parking(seed: number): ParkingRow[] {

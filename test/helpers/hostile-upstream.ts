@@ -82,8 +82,9 @@ function parseCorner(text: string | null): [number, number] | undefined {
 }
 
 function parseCoordQuery(req: IncomingMessage, params: URLSearchParams): CoordQuery | undefined {
-  const upperLeft = parseCorner(params.get('boundingBoxLU'));
-  const lowerRight = parseCorner(params.get('boundingBoxRL'));
+  // A parking search names its own box (parkingBBLU/RL; efa-api.md): the same box for a behaviour.
+  const upperLeft = parseCorner(params.get('boundingBoxLU') ?? params.get('parkingBBLU'));
+  const lowerRight = parseCorner(params.get('boundingBoxRL') ?? params.get('parkingBBRL'));
   if (!upperLeft || !lowerRight) return undefined;
   const max = Number(params.get('max') ?? Number.POSITIVE_INFINITY);
   return { bbox: [upperLeft[0], lowerRight[1], lowerRight[0], upperLeft[1]], max, url: req.url ?? '', headers: req.headers };

@@ -1,6 +1,7 @@
 import type { Operation } from '../operations.js';
 import type { Notice, Pin, Reject } from '../records.js';
 import type { Parsed } from './common.js';
+import { isSharingVehicle, sharingProviderOf } from '../sharing.js';
 
 /**
  * One record per id within one answer. An answer can name the same object twice: a notice in
@@ -109,14 +110,20 @@ function resolveDuplicates<T>(records: readonly T[], rule: DuplicateRule<T>): Pa
 }
 
 /**
- * CoordInfo pins, one per (type, id). Pins without an id (POIs often have none) pass unchanged.
- * Returns the kept pins in the order of their first occurrence, and a reject per dropped copy.
+ * CoordInfo pins, one per (type, id), and sharing vehicles one per (type, provider, id): providers
+ * number their vehicles themselves, so vehicle 1 of two providers is two vehicles (sharing.ts).
+ * Pins without an id (POIs often have none) pass unchanged. Returns the kept pins in the order of
+ * their first occurrence, and a reject per dropped copy.
  */
 export function resolveDuplicatePins(pins: readonly Pin[]): Parsed<Pin> {
+  const providerOf = (pin: Pin): string | null => (isSharingVehicle(pin) ? sharingProviderOf(pin) : null);
   return resolveDuplicates(pins, {
     operation: 'coordInfo',
-    key: (pin) => (pin.id === undefined ? undefined : `${pin.type}\u0000${pin.id}`),
-    label: (pin) => `${JSON.stringify(pin.id)} (type ${pin.type})`,
+    key: (pin) => (pin.id === undefined ? undefined : `${pin.type}\u0000${providerOf(pin) ?? ''}\u0000${pin.id}`),
+    label: (pin) => {
+      const provider = providerOf(pin);
+      return `${JSON.stringify(pin.id)} (type ${pin.type}${provider === null ? '' : `, provider ${JSON.stringify(provider)}`})`;
+    },
     prefer: () => 0,
     why: () => 'another copy with different content is kept (the first in canonical order)',
   });
