@@ -256,14 +256,19 @@ CREATE OR REPLACE VIEW efa.vehicle_hex_hourly AS
   JOIN efa.snapshot_hour_counts h ON h.source = c.source AND h.job_name = c.job_name AND h.kind = 'vehicles' AND h.hour = c.hour;
 
 CREATE OR REPLACE VIEW efa.latest_vehicles AS
-  WITH latest AS (
-    SELECT DISTINCT ON (source, job_name) source, job_name, run_id, taken_at
-    FROM efa.snapshots WHERE kind = 'vehicles' AND status <> 'failed'
-    ORDER BY source, job_name, taken_at DESC
-  )
   SELECT v.fid, v.source, v.vehicle_key, v.provider_id, v.area_id, v.kind, v.engine, v.location_type,
          v.charge_percent, v.fuel_percent, v.available, v.taken_at AS seen_at, v.run_id,
-         EXISTS (SELECT 1 FROM latest l WHERE l.run_id = v.run_id) AS in_latest_snapshot,
+         -- The latest usable snapshot of each vehicle job, found per job through an index (computed
+         -- once, not per vehicle, and not by sorting every snapshot ever taken).
+         v.run_id IN (
+           SELECT l.run_id
+           FROM (SELECT DISTINCT source, job_name FROM efa.snapshot_hour_counts WHERE kind = 'vehicles') j
+           CROSS JOIN LATERAL (
+             SELECT s.run_id FROM efa.snapshots s
+             WHERE s.job_name = j.job_name AND s.kind = 'vehicles' AND s.source = j.source AND s.status <> 'failed'
+             ORDER BY s.taken_at DESC LIMIT 1
+           ) l
+         ) AS in_latest_snapshot,
          ST_X(v.geom) AS lon, ST_Y(v.geom) AS lat, v.geom
   FROM efa.vehicle_latest v;
 

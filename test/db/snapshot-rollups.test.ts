@@ -41,8 +41,12 @@ const reference: Record<string, string> = {
            round(c.vehicles::numeric / h.snapshots, 2) AS vehicles_avg, round(c.available::numeric / h.snapshots, 2) AS available_avg,
            ST_AsText(ST_SnapToGrid(ST_Transform(c.geom, 4326), 1e-9)) AS geom
     FROM cells c JOIN h ON h.source = c.source AND h.job_name = c.job_name AND h.kind = 'vehicles' AND h.hour = c.hour`,
-  latest_vehicles: `SELECT DISTINCT ON (v.source, v.provider_id, v.vehicle_key) v.fid, v.source, v.vehicle_key, v.provider_id, v.kind,
-           v.available, v.taken_at AS seen_at, v.run_id, ST_X(v.geom) AS lon, ST_Y(v.geom) AS lat
+  latest_vehicles: `WITH latest AS (
+      SELECT DISTINCT ON (source, job_name) source, job_name, run_id, taken_at FROM efa.snapshots
+      WHERE kind = 'vehicles' AND status <> 'failed' ORDER BY source, job_name, taken_at DESC)
+    SELECT DISTINCT ON (v.source, v.provider_id, v.vehicle_key) v.fid, v.source, v.vehicle_key, v.provider_id, v.kind,
+           v.available, v.taken_at AS seen_at, v.run_id, EXISTS (SELECT 1 FROM latest l WHERE l.run_id = v.run_id) AS in_latest_snapshot,
+           ST_X(v.geom) AS lon, ST_Y(v.geom) AS lat
     FROM efa.vehicle_snapshots v ORDER BY v.source, v.provider_id, v.vehicle_key, v.taken_at DESC`,
   parking_occupancy_hourly: `WITH h AS (${formerHours})
     SELECT s.source, s.job_name, h.hour, p.parking_key, (array_agg(p.name ORDER BY p.taken_at DESC))[1] AS name, max(p.capacity_ok) AS capacity,
@@ -81,7 +85,7 @@ const reference: Record<string, string> = {
 const viewColumns: Record<string, string> = {
   vehicle_availability_hourly: '*',
   vehicle_hex_hourly: 'source, job_name, hour, kind, cell_i, cell_j, snapshots, snapshots_incomplete, vehicles_avg, available_avg, ST_AsText(ST_SnapToGrid(geom, 1e-9)) AS geom',
-  latest_vehicles: 'fid, source, vehicle_key, provider_id, kind, available, seen_at, run_id, lon, lat',
+  latest_vehicles: 'fid, source, vehicle_key, provider_id, kind, available, seen_at, run_id, in_latest_snapshot, lon, lat',
   parking_occupancy_hourly: '*',
   parking_occupancy_weekday_hour: '*',
 };
