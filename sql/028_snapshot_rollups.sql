@@ -110,6 +110,66 @@ CREATE UNIQUE INDEX vehicle_latest_key ON efa.vehicle_latest (source, provider_i
 CREATE INDEX vehicle_latest_taken_idx ON efa.vehicle_latest (taken_at);
 COMMENT ON TABLE efa.vehicle_latest IS 'The newest stored position and state of each vehicle (by source, provider and vehicle key), kept current by every snapshot and pruned with the raw partitions: the table behind efa.latest_vehicles.';
 
+-- Every column documented (docs/schema.md is generated from these).
+COMMENT ON COLUMN efa.hex_cells.cell_i IS 'Column index of the hexagon (ST_HexagonGrid / ST_Hexagon, 250 m edge, EPSG:3857, origin 0,0).';
+COMMENT ON COLUMN efa.hex_cells.cell_j IS 'Row index of the hexagon.';
+COMMENT ON COLUMN efa.hex_cells.geom IS 'The hexagon, in EPSG:4326.';
+COMMENT ON COLUMN efa.snapshot_hour_counts.source IS 'The deployment.';
+COMMENT ON COLUMN efa.snapshot_hour_counts.job_name IS 'The snapshot job.';
+COMMENT ON COLUMN efa.snapshot_hour_counts.kind IS 'vehicles or parking.';
+COMMENT ON COLUMN efa.snapshot_hour_counts.hour IS 'The UTC hour the snapshots were taken in (date_trunc in UTC).';
+COMMENT ON COLUMN efa.snapshot_hour_counts.snapshots IS 'Complete snapshots of the hour (the ones the views average over).';
+COMMENT ON COLUMN efa.snapshot_hour_counts.snapshots_incomplete IS 'Partial or failed snapshots of the hour (left out of every mean: they have gaps).';
+COMMENT ON COLUMN efa.vehicle_hourly.source IS 'The deployment.';
+COMMENT ON COLUMN efa.vehicle_hourly.job_name IS 'The snapshot job.';
+COMMENT ON COLUMN efa.vehicle_hourly.hour IS 'The UTC hour.';
+COMMENT ON COLUMN efa.vehicle_hourly.provider_id IS 'The sharing provider (NULL where the answers named none).';
+COMMENT ON COLUMN efa.vehicle_hourly.kind IS 'The vehicle kind (NULL where the answers named none).';
+COMMENT ON COLUMN efa.vehicle_hourly.snapshots IS 'Complete snapshots of the hour that saw at least one such vehicle.';
+COMMENT ON COLUMN efa.vehicle_hourly.vehicles_sum IS 'Vehicles summed over those snapshots.';
+COMMENT ON COLUMN efa.vehicle_hourly.available_sum IS 'Available vehicles (available not false) summed over those snapshots.';
+COMMENT ON COLUMN efa.vehicle_hourly.available_min IS 'Fewest available in one of those snapshots.';
+COMMENT ON COLUMN efa.vehicle_hourly.available_max IS 'Most available in one snapshot.';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.source IS 'The deployment.';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.job_name IS 'The snapshot job.';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.hour IS 'The UTC hour.';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.kind IS 'The vehicle kind (NULL where the answers named none).';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.cell_i IS 'Column index of the hexagon (efa.hex_cells).';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.cell_j IS 'Row index of the hexagon (efa.hex_cells).';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.vehicles_sum IS 'Vehicles in the cell summed over the hour''s complete snapshots.';
+COMMENT ON COLUMN efa.vehicle_hex_hourly_cells.available_sum IS 'Available vehicles in the cell summed over the hour''s complete snapshots.';
+COMMENT ON COLUMN efa.parking_hourly.source IS 'The deployment.';
+COMMENT ON COLUMN efa.parking_hourly.job_name IS 'The snapshot job.';
+COMMENT ON COLUMN efa.parking_hourly.hour IS 'The UTC hour.';
+COMMENT ON COLUMN efa.parking_hourly.parking_key IS 'The parking object (as in efa.parking_snapshots).';
+COMMENT ON COLUMN efa.parking_hourly.name IS 'Its name in the newest snapshot of the hour.';
+COMMENT ON COLUMN efa.parking_hourly.name_at IS 'When that name was taken.';
+COMMENT ON COLUMN efa.parking_hourly.capacity IS 'The largest capacity of the hour that is a count (0 or more).';
+COMMENT ON COLUMN efa.parking_hourly.readings IS 'Measured (REALTIME) free-places figures inside [0, capacity].';
+COMMENT ON COLUMN efa.parking_hourly.free_sum IS 'Their sum.';
+COMMENT ON COLUMN efa.parking_hourly.free_min IS 'The fewest free places in one of them.';
+COMMENT ON COLUMN efa.parking_hourly.free_max IS 'The most free places in one of them.';
+COMMENT ON COLUMN efa.parking_hourly.profile_readings IS 'PROFILE figures (forecasts from a day curve) inside [0, capacity].';
+COMMENT ON COLUMN efa.parking_hourly.profile_free_sum IS 'Their sum.';
+COMMENT ON COLUMN efa.parking_hourly.unknown_readings IS 'Figures whose source the answer did not name (UNKNOWN), inside [0, capacity].';
+COMMENT ON COLUMN efa.parking_hourly.occupancy_sum IS 'Sum of 1 - free / capacity over the measured readings with a capacity above 0.';
+COMMENT ON COLUMN efa.parking_hourly.occupancy_readings IS 'How many readings occupancy_sum adds up.';
+COMMENT ON COLUMN efa.parking_hourly.readings_impossible IS 'Free-places figures outside [0, capacity], counted and never averaged.';
+COMMENT ON COLUMN efa.vehicle_latest.fid IS 'The fid of the snapshot row this position came from (efa.vehicle_snapshots).';
+COMMENT ON COLUMN efa.vehicle_latest.source IS 'The deployment.';
+COMMENT ON COLUMN efa.vehicle_latest.vehicle_key IS 'The vehicle''s id as sent (unique with provider_id).';
+COMMENT ON COLUMN efa.vehicle_latest.provider_id IS 'The provider (NULL where the answer named none).';
+COMMENT ON COLUMN efa.vehicle_latest.area_id IS 'Its operating area.';
+COMMENT ON COLUMN efa.vehicle_latest.kind IS 'The vehicle kind.';
+COMMENT ON COLUMN efa.vehicle_latest.engine IS 'Its engine type.';
+COMMENT ON COLUMN efa.vehicle_latest.location_type IS 'Free-floating or at a station.';
+COMMENT ON COLUMN efa.vehicle_latest.charge_percent IS 'Charge, percent.';
+COMMENT ON COLUMN efa.vehicle_latest.fuel_percent IS 'Fuel, percent.';
+COMMENT ON COLUMN efa.vehicle_latest.available IS 'Whether it could be rented (NULL: not said).';
+COMMENT ON COLUMN efa.vehicle_latest.taken_at IS 'The snapshot that saw it last.';
+COMMENT ON COLUMN efa.vehicle_latest.run_id IS 'The run of that snapshot.';
+COMMENT ON COLUMN efa.vehicle_latest.geom IS 'Where it stood then.';
+
 -- Adds one stored snapshot to the roll-ups, once (rolled_up), in the caller's transaction.
 CREATE FUNCTION efa.rollup_snapshot(p_run bigint, p_kind text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
