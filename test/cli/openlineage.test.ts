@@ -118,7 +118,7 @@ describe('OpenLineage run events, through the built CLI, to a local receiver', (
     expect(pins?.outputFacets.outputStatistics.rowCount).toBeGreaterThan(0);
     expect(complete.outputs.map((o) => o.name)).toContain(`${database}.efa.stop_lines`);
     expect(JSON.stringify(got)).not.toContain('s3cr3t-key-4711');
-  });
+  }, 180_000);
 
   it('a run that fails (every answer a 5xx): START then FAIL with the run\'s error, and the run keeps its own exit code', async () => {
     const from = receiver.events.length;
@@ -130,7 +130,7 @@ describe('OpenLineage run events, through the built CLI, to a local receiver', (
     expect(got[1]!.run.runId).toBe(got[0]!.run.runId);
     // The error the run recorded (efa.runs.error), redacted like it.
     expect(got[1]!.run.facets['errorMessage']?.message).toMatch(/failed/);
-  });
+  }, 180_000);
 
   it('SIGTERM during the sweep: ABORT after START, under the same runId, exit 143', async () => {
     const from = receiver.events.length;
@@ -143,7 +143,7 @@ describe('OpenLineage run events, through the built CLI, to a local receiver', (
     const got = receiver.events.slice(from).map((e) => e.event);
     expect(got.map((e) => e.eventType)).toEqual(['START', 'ABORT']);
     expect(got[1]!.run.runId).toBe(got[0]!.run.runId);
-  });
+  }, 180_000);
 
   it('a receiver that is down: a warning, and the run still exits 0; file:// appends one JSON line per event', async () => {
     const down = createServer();
@@ -161,5 +161,5 @@ describe('OpenLineage run events, through the built CLI, to a local receiver', (
     expect(again.code, again.stderr).toBe(0);
     const lines = (await readFile(ndjson, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Received['event']);
     expect(lines.map((e) => e.eventType)).toEqual(['START', 'COMPLETE']);
-  });
+  }, 240_000);
 });
