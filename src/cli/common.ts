@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { sql } from 'kysely';
 import { dbUrlFrom, migrate, openDb, readMigrations, type Db } from '../db/index.js';
 import { DIALECT_NAMES } from '../efa/dialects/index.js';
+import { lineageUrlProblem } from '../run/openlineage.js';
 import { ConfigError, DatabaseUnavailableError, ExitCode, StatementTimeoutError, errorText, exitCodeOf, isStatementTimeout } from '../errors.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, redactSecretsInText, stderrLogOutput, type LogFormat, type Logger, type LogLevel } from '../util/log.js';
 
@@ -39,6 +40,7 @@ export const OPTION_ENV = {
   statementTimeout: 'EFA_STATEMENT_TIMEOUT',
   metricsPushUrl: 'EFA_METRICS_PUSH_URL',
   acceptDeletions: 'EFA_ACCEPT_DELETIONS',
+  openlineageUrl: 'OPENLINEAGE_URL', // the variable OpenLineage's own clients read
   /** serve: the password clients must give (the variable --password-env names by default). */
   servePassword: 'EFA_SERVE_PASSWORD',
 } as const;
@@ -79,6 +81,9 @@ const httpUrl = (text: string): string => {
   return text;
 };
 
+/** Throws the problem an option's value has (for a check written as one expression). */
+function fail(problem: string): never { throw new OptionValueError(problem); }
+
 /** The statement_timeout of a run's database statements when none is given: generous, a bound for a runaway. */
 export const defaultStatementTimeoutS = 1800;
 
@@ -102,6 +107,8 @@ const commonOptions = {
   statementTimeout: (
     d = `PostgreSQL: cancel a database statement of the run that takes longer, in seconds (0 = no limit; default ${defaultStatementTimeoutS})`,
   ) => checked(new Option('--statement-timeout <s>', d).env(OPTION_ENV.statementTimeout), seconds),
+  openlineageUrl: (d = 'send OpenLineage run events to http(s)://host:port (POST to <url>/api/v1/lineage unless it has a path) or append them to file:///path.ndjson') =>
+    checked(new Option('--openlineage-url <url>', d).env(OPTION_ENV.openlineageUrl), (t) => (lineageUrlProblem(t) === undefined ? t : fail(lineageUrlProblem(t)!))),
   json: (d = 'print one JSON summary object on stdout; logs stay on stderr') => new Option('--json', d).env(OPTION_ENV.json),
 } as const;
 export type CommonOptionName = keyof typeof commonOptions | 'log';

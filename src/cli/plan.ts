@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { sql } from 'kysely';
 import { openDb, redactUrl, type Db } from '../db/index.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
@@ -9,7 +9,9 @@ import { sourceOf, sweptPinTypes } from '../relations/index.js';
 import { planCoordTiles, planRun, type RunPlan } from '../sweep/plan.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { formatTable } from '../util/table.js';
-import { addCommonOptions, dbOption, whenDatabaseLost, type CommonOptions } from './common.js';
+import { ConfigError } from '../errors.js';
+import { addCommonOptions, dbOption, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
+import { estimateNight, estimateText, probeRegion, type EarlierNights, type NightEstimate } from './plan-probe.js';
 
 /** What a database knows that shapes the next night of a job. */
 export interface NightKnowledge {
@@ -21,6 +23,8 @@ export interface NightKnowledge {
   readonly knownStops: number;
   /** The night the next run is (how many runs of the job there were before it). */
   readonly night: number;
+  /** Requests and durations of the job's last finished runs, where there are any. */
+  readonly earlierNights?: EarlierNights;
   /**
    * Stops whose lines the next run fetches at least: those never fetched for this job and the
    * night's rolling share (all of them with refreshEveryNights 1). Stops that change tonight come on top.
@@ -33,21 +37,49 @@ export interface NightPlan extends RunPlan {
   readonly budget: RunPlan['budget'] & { readonly requests: RunPlan['budget']['requests'] & { readonly stopFinder: number } };
 }
 
+/** Probe requests `--probe` sends when it is given without a number. */
+export const DEFAULT_PROBES = 64;
+
+interface PlanOptions extends CommonOptions {
+  probe?: number | true;
+}
+
 export function registerPlan(program: Command): void {
   const cmd = program
     .command('plan <job>')
-    .description('show the tiles and the request budget of a run without sending a request')
-    .addOption(dbOption('plan the next night from what this database knows (postgres://… or pglite:<dir>); without it, the first night'));
-  addCommonOptions(cmd, ['baseUrl', 'json', 'log']).action(async (jobArg: string, opts: CommonOptions) => {
-    const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+    .description('show the tiles and the request budget of a run; with --probe, estimate the night from a few sample requests')
+    .addOption(dbOption('plan the next night from what this database knows (postgres://… or pglite:<dir>); without it, the first night'))
+    .addOption(
+      new Option(
+        '--probe [n]',
+        `send n CoordInfo requests (default ${DEFAULT_PROBES}) over sample boxes of the region, at the job's rate limit, and estimate the night's requests and duration as a range`,
+      ).argParser(probeCount),
+    );
+  addCommonOptions(cmd, ['baseUrl', 'json', 'log']).action(async (jobArg: string, opts: PlanOptions) => {
+    const file = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+    // --base-url wins over the job's baseUrl, as it does for `run`.
+    const loaded = opts.baseUrl === undefined ? file : { ...file, job: { ...file.job, baseUrl: opts.baseUrl } };
     const known = opts.db ? await knownFromDb(opts.db, loaded.job, loaded.region) : undefined;
     const plan = planNight(loaded.job, loaded.region, known);
+    const probes = opts.probe === undefined ? undefined : opts.probe === true ? DEFAULT_PROBES : opts.probe;
+    if (probes !== undefined && !loaded.job.sweeps.coord) throw new ConfigError('--probe: the job has no sweeps.coord; the probe samples the region with CoordInfo requests', '--probe');
+    const density = probes === undefined ? undefined : await probeRegion(loaded.job, loaded.region, probes, loggerFor(opts));
+    const estimate: NightEstimate | undefined =
+      density || (known && (known.knownPins > 0 || known.earlierNights)) ? estimateNight(loaded.job, plan.budget.requests, density, known?.earlierNights) : undefined;
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify({ job: loaded.job.name, file: loaded.file, ...plan, ...(known ? { known: { ...known, coordTiles: undefined } } : {}) })}\n`);
+      const knownOut = known ? { known: { ...known, coordTiles: undefined } } : {};
+      process.stdout.write(`${JSON.stringify({ job: loaded.job.name, file: loaded.file, ...plan, ...knownOut, ...(estimate ? { estimate } : {}) })}\n`);
       return;
     }
     process.stdout.write(`${planText(loaded.job, loaded.file, plan, known, opts.db)}\n`);
+    if (estimate) process.stdout.write(`\n${estimateText(estimate)}\n`);
   });
+}
+
+function probeCount(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new ConfigError(`--probe: expected a number of requests from 1 to 1000, got "${text}"`, '--probe');
+  return n;
 }
 
 /**
@@ -109,6 +141,7 @@ async function nightKnowledge(db: Db, job: Job, region: ResolvedRegion): Promise
   const exists = await sql<{ t: string | null }>`SELECT to_regclass('efa.pins')::text AS t`.execute(db.kysely);
   if (!exists.rows[0]?.t) return { knownPins: 0, knownStops: 0, night: 0, servingLinesStops: 0 };
   const night = await nightNumber(db.kysely, job.name);
+  const earlier = await earlierNights(db, job.name);
   const everyNights = job.sweeps.servingLines?.refreshEveryNights ?? 1;
   const coord = job.sweeps.coord;
   // The stops a run sees are those its CoordInfo sweep finds: known stops in the region, when it asks for stops.
@@ -117,7 +150,22 @@ async function nightKnowledge(db: Db, job: Job, region: ResolvedRegion): Promise
   const stops = await countDueStops(db.kysely, sourceOf(job), regionBBox(region), { all: everyNights <= 1, everyNights, night });
   const knownStops = stops.known;
   const servingLinesStops = job.sweeps.servingLines?.forStops && sweepsStops ? stops.due : 0;
-  if (!coord) return { knownPins: 0, knownStops, night, servingLinesStops };
+  const withEarlier = earlier ? { earlierNights: earlier } : {};
+  if (!coord) return { knownPins: 0, knownStops, night, servingLinesStops, ...withEarlier };
   const tiles = await planCoordTiles(db.kysely, sourceOf(job), coord, region, false);
-  return { ...(tiles.known > 0 ? { coordTiles: tiles.tiles } : {}), knownPins: tiles.known, knownStops, night, servingLinesStops };
+  return { ...(tiles.known > 0 ? { coordTiles: tiles.tiles } : {}), knownPins: tiles.known, knownStops, night, servingLinesStops, ...withEarlier };
+}
+
+/** The last seven runs of the job that ended with data (succeeded or partial): what a night of it costs. */
+async function earlierNights(db: Db, jobName: string): Promise<EarlierNights | undefined> {
+  const r = await sql<{ runs: number; rmin: number | null; rmax: number | null; dmin: number | null; dmax: number | null }>`
+    SELECT count(*)::int AS runs, min(requests)::int AS rmin, max(requests)::int AS rmax,
+           round(min(extract(epoch FROM finished_at - started_at))::numeric, 1)::float8 AS dmin,
+           round(max(extract(epoch FROM finished_at - started_at))::numeric, 1)::float8 AS dmax
+    FROM (SELECT requests, started_at, finished_at FROM efa.runs
+          WHERE job_name = ${jobName} AND finished_at IS NOT NULL AND status IN ('succeeded', 'partial')
+          ORDER BY started_at DESC LIMIT 7) last`.execute(db.kysely);
+  const row = r.rows[0];
+  if (!row || row.runs === 0 || row.rmin === null || row.rmax === null || row.dmin === null || row.dmax === null) return undefined;
+  return { runs: row.runs, requests: { min: row.rmin, max: row.rmax }, durationS: { min: row.dmin, max: row.dmax } };
 }

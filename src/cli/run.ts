@@ -13,6 +13,7 @@ import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
+import { runLineage } from './lineage.js';
 import { redactUrl } from '../util/redact.js';
 import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../snapshot/when.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
@@ -27,6 +28,7 @@ interface RunOptions extends CommonOptions {
   statementTimeout?: number;
   acceptDeletions?: boolean;
   now?: string;
+  openlineageUrl?: string;
 }
 
 export function printRunSummary(summary: RunSummary, log: Logger): void {
@@ -106,7 +108,7 @@ export function registerRun(program: Command): void {
         .argParser(pushUrl)
         .env(OPTION_ENV.metricsPushUrl),
     );
-  addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'db', 'json', 'log']).action(
+  addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'openlineageUrl', 'db', 'json', 'log']).action(
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
       // A night of a million pins must not let its garbage decide the machine's memory (issue 17).
@@ -125,9 +127,26 @@ export function registerRun(program: Command): void {
       }
       if (takenAt !== undefined) checkSnapshotTime(takenAt, loaded.job.snapshots?.retentionDays ?? DEFAULT_RETENTION_DAYS, nowName);
       const statementTimeoutS = opts.statementTimeout ?? defaultStatementTimeoutS;
-      const db = await openDbSaying(dbUrlFrom(opts.db), log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
+      const dbUrl = dbUrlFrom(opts.db);
+      const lineage =
+        opts.openlineageUrl === undefined
+          ? undefined
+          : runLineage({
+              url: opts.openlineageUrl,
+              optionName: cmd.getOptionValueSource('openlineageUrl') === 'env' ? OPTION_ENV.openlineageUrl : '--openlineage-url',
+              job: opts.baseUrl === undefined ? loaded.job : { ...loaded.job, baseUrl: opts.baseUrl },
+              dbUrl,
+              log,
+            });
+      let db: Awaited<ReturnType<typeof openDbSaying>>;
+      try {
+        db = await openDbSaying(dbUrl, log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
+      } catch (error) {
+        await lineage?.failed(error);
+        throw error;
+      }
       const controller = new AbortController();
-      const stop = stopOnSignal({ db, job: loaded.job.name, log, debug: opts.debug ?? false, controller });
+      const stop = stopOnSignal({ db, job: loaded.job.name, log, debug: opts.debug ?? false, controller, ...(lineage ? { onStop: () => lineage.aborted() } : {}) });
       try {
         // A snapshot the job already stored at that instant: said before the upstream is asked, exit 0.
         const stored = takenAt === undefined ? [] : await snapshotsStoredAt(db, loaded.job, takenAt);
@@ -151,6 +170,7 @@ export function registerRun(program: Command): void {
               acceptDeletions: opts.acceptDeletions ?? false,
               dialect: opts.dialect,
               signal: controller.signal,
+              ...(lineage ? { onOpened: lineage.onOpened } : {}),
               progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
               ...(takenAt !== undefined ? { takenAt } : {}),
             }),
@@ -160,10 +180,12 @@ export function registerRun(program: Command): void {
           // a statement timeout, a lost database) leaves no statement of it running on the server.
           if (stop.stopping) await stop.exited;
           await db.stop().catch(() => undefined);
+          await lineage?.failed(error);
           throw error;
         }
         if (stop.stopping) await stop.exited;
         summary = withEmptyRegionVerdict(summary, loaded.region, log);
+        await lineage?.ended(summary);
         if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
         else printRunSummary(summary, log);
         if (opts.metricsFile) await writeRunMetrics(opts.metricsFile, summary, log);

@@ -21,7 +21,15 @@ export interface StopOnSignal {
  * why the run stopped, and the process exits 143 or 130. Nothing is finalised: the run stays
  * running, and the next run of the job resumes it. A second signal exits at once.
  */
-export function stopOnSignal(o: { readonly db: Db; readonly job: string; readonly log: Logger; readonly debug: boolean; readonly controller: AbortController }): StopOnSignal {
+export function stopOnSignal(o: {
+  readonly db: Db;
+  readonly job: string;
+  readonly log: Logger;
+  readonly debug: boolean;
+  readonly controller: AbortController;
+  /** Said before the process exits (OpenLineage's ABORT), within the same grace as the cancelling. */
+  readonly onStop?: () => Promise<unknown>;
+}): StopOnSignal {
   let stopping = false;
   const onSignal = (signal: 'SIGTERM' | 'SIGINT'): void => {
     const stopped = new RunStoppedError(signal, o.job);
@@ -29,7 +37,7 @@ export function stopOnSignal(o: { readonly db: Db; readonly job: string; readonl
     stopping = true;
     // First the database (it stops handing out connections at once, so nothing that fails from here
     // on can commit a "failed" run), then the requests.
-    const cancelled = o.db.stop().catch(() => undefined);
+    const cancelled = Promise.all([o.db.stop().catch(() => undefined), o.onStop?.().catch(() => undefined)]);
     o.controller.abort(stopped);
     let timer: NodeJS.Timeout | undefined;
     void Promise.race([cancelled, new Promise((resolve) => (timer = setTimeout(resolve, cancelGraceMs)))]).then(() => {

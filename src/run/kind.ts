@@ -35,6 +35,19 @@ export interface RunJobOptions {
   readonly signal?: AbortSignal;
   /** Snapshot jobs: the snapshot time (default: now). */
   readonly takenAt?: Date;
+  /** Told once the run is opened (or resumed), with the job as it runs: OpenLineage's START. */
+  readonly onOpened?: (opened: OpenedRunInfo) => void;
+}
+
+/** What a run's observers learn when it is opened. */
+export interface OpenedRunInfo {
+  readonly runId: string;
+  readonly source: string;
+  readonly resumed: boolean;
+  /** The job with the command line's overrides applied. */
+  readonly job: Job;
+  /** Every credential of the configuration, to redact from what is sent elsewhere. */
+  readonly secrets: readonly string[];
 }
 
 /** What a kind is handed: the run as opened, its job as it runs, and the client it sends through. */

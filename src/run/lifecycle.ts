@@ -78,6 +78,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     if (lock.lost.aborted) stopSending();
     else lock.lost.addEventListener('abort', stopSending, { once: true });
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
+    opts.onOpened?.({ runId: run.runId, source: run.source, resumed, job, secrets });
     const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget };
     const before = await requestsSoFar(db.kysely, run.runId);
     const outcome = await kind.execute(ctx);

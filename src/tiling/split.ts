@@ -60,6 +60,10 @@ function densityMinSize(b: BBox, hits: readonly Point[], max: number, fill: numb
   return Math.max(PRECISION_MIN_TILE_DEG, Math.min(configured, side));
 }
 
+/** Share of `max` a split's children are sized for, and the most children one split makes (`plan --probe` models a night with them). */
+export const SPLIT_FILL = 0.8;
+export const SPLIT_MAX_CHILDREN = 32;
+
 /** The capped answers a run has split, by tile id, for their children's recapture estimate. */
 interface KeptAnswers {
   /** Each answer's hits as lon, lat pairs: a Point object per hit held a million-pin night one 90 MB higher. */
@@ -208,8 +212,8 @@ function weightedQuantile(sorted: readonly Mass[], axis: Axis, total: number, sh
 export function splitTile(tile: Tile, hits: readonly Point[], opts: SplitOptions): Tile[] | 'too-small' {
   const max = checkPositiveInt('maxPerRequest', opts.maxPerRequest);
   const configuredMin = checkPositive('minTileSizeDeg', opts.minTileSizeDeg);
-  const fill = checkFill('fill', opts.fill ?? 0.8);
-  const maxChildren = Math.max(2, checkPositiveInt('maxChildren', opts.maxChildren ?? 32));
+  const fill = checkFill('fill', opts.fill ?? SPLIT_FILL);
+  const maxChildren = Math.max(2, checkPositiveInt('maxChildren', opts.maxChildren ?? SPLIT_MAX_CHILDREN));
   const b = tile.bbox;
   const kx = metresPerDegLon((b[1] + b[3]) / 2);
   let minSize = configuredMin;

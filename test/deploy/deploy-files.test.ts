@@ -16,7 +16,7 @@ import { argvProblems, efaSyncArgv, environmentVariablesRead, readCliSurface, ty
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string): Promise<string> => readFile(join(root, path), 'utf8');
 /** The operator documentation whose code blocks are commands to copy. */
-const deployDocs = ['docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/snapshots.md', 'docs/deploy/container.md', 'docs/deploy/operations.md', 'docs/deploy/many-deployments.md', 'README.md'];
+const deployDocs = ['docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/snapshots.md', 'docs/deploy/container.md', 'docs/deploy/operations.md', 'docs/deploy/many-deployments.md', 'docs/deploy/orchestrators.md', 'README.md'];
 
 interface ComposeService {
   image?: string;
