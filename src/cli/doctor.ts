@@ -88,7 +88,7 @@ async function databaseChecks(url: string): Promise<DoctorCheck[]> {
     }
 
     const running = await sql<{ run_id: string; job_name: string; started_at: Date }>`
-      SELECT run_id::text AS run_id, job_name, started_at FROM efa.runs WHERE status = 'running' ORDER BY run_id`.execute(db.kysely);
+      SELECT run_id::text AS run_id, job_name, started_at FROM efa.runs WHERE status = 'running' ORDER BY runs.run_id`.execute(db.kysely);
     checks.push(running.rows.length === 0
       ? { name: 'runs', status: 'ok', message: 'no run left running' }
       : {

@@ -13,6 +13,7 @@ import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
+import { exitCodeHelp } from './exit-code-table.js';
 import { redactUrl } from '../util/redact.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
 
@@ -104,7 +105,9 @@ export function registerRun(program: Command): void {
       new Option('--metrics-push-url <url>', 'push the metrics of the run to a Prometheus Pushgateway (HTTP PUT to <url>/metrics/job/<job>)')
         .argParser(pushUrl)
         .env(OPTION_ENV.metricsPushUrl),
-    );
+    )
+    // What a scheduler acts on: the one exit-code table (src/errors.ts).
+    .addHelpText('after', `\n${exitCodeHelp()}`);
   addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'db', 'json', 'log']).action(
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
