@@ -33,8 +33,23 @@ export interface RunJobOptions {
   /** Mark gone what this run found gone even past the job's maxGonePercent (`--accept-deletions`). */
   readonly acceptDeletions?: boolean;
   readonly signal?: AbortSignal;
+  /** Told the run once it is opened (or resumed): what a stop signal records and reports. */
+  readonly onOpened?: (live: LiveRun) => void;
   /** Snapshot jobs: the snapshot time (default: now). */
   readonly takenAt?: Date;
+}
+
+/** A run under way, as a stop signal sees it: its record and its counters so far. */
+export interface LiveRun {
+  readonly run: OpenedRun;
+  readonly source: string;
+  readonly resumed: boolean;
+  /** Requests of the run so far: those of the processes before this one and this one's. */
+  requests(): number;
+  requestsByOperation(): Readonly<Record<string, number>>;
+  retries(): number;
+  /** The dialect read so far (for `auto`, the one detected, if any). */
+  dialect(): string;
 }
 
 /** What a kind is handed: the run as opened, its job as it runs, and the client it sends through. */
