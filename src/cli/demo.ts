@@ -14,7 +14,7 @@ import { connectionHelp, defaultServePort, psqlCommand } from './serve.js';
  * transport (efa.lines has a row per direction), over stop-lines and lines not gone, per stop (two stops
  * may share a name).
  */
-const exampleQuery = `SELECT s.stop_id, s.name, count(DISTINCT (l.mot, l.number)) AS lines
+export const exampleQuery = `SELECT s.stop_id, s.name, count(DISTINCT (l.mot, l.number)) AS lines
 FROM efa.stops s
 JOIN efa.stop_lines sl ON sl.source = s.source AND sl.stop_id = s.stop_id AND sl.deleted_at IS NULL
 JOIN efa.lines l ON l.source = sl.source AND l.line_key = sl.line_key AND l.deleted_at IS NULL
