@@ -104,19 +104,18 @@ export class DatabaseUnavailableError extends Error {
       runId?: string | undefined;
     },
   ) {
+    super(DatabaseUnavailableError.text(displayUrl, job, options), { cause: options.cause });
+    this.exitCode = options.runId === undefined ? ExitCode.temporaryFailure : ExitCode.failed;
+  }
+
+  private static text(displayUrl: string, job: string | undefined, options: { cause: unknown; runId?: string | undefined }): string {
     const cause = errorText(options.cause);
     if (options.runId === undefined) {
-      super(
-        `cannot reach the database ${displayUrl} (${cause}): nothing was started${job === undefined ? '' : ` for job ${job}`}; ` +
-          'try again later (exit 75), and check that the server runs and that --db / $DATABASE_URL (or PGHOST) names it',
-        { cause: options.cause },
-      );
-      this.exitCode = ExitCode.temporaryFailure;
-    } else {
-      const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes run ${options.runId} where this one stopped`;
-      super(`lost the database ${displayUrl} (${cause})${resume}`, { cause: options.cause });
-      this.exitCode = ExitCode.failed;
+      return `cannot reach the database ${displayUrl} (${cause}): nothing was started${job === undefined ? '' : ` for job ${job}`}; ` +
+        'try again later (exit 75), and check that the server runs and that --db / $DATABASE_URL (or PGHOST) names it';
     }
+    const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes run ${options.runId} where this one stopped`;
+    return `lost the database ${displayUrl} (${cause})${resume}`;
   }
 }
 
