@@ -30,7 +30,9 @@ export async function openRun(o: {
   }
   if (unfinished) {
     const why = o.full ? '--full was given' : !o.resumable ? 'a snapshot is not resumed' : 'the job changed since it started';
-    const was = `run ${unfinished.runId} of job ${job.name} (${unfinished.status === 'stopped' ? 'stopped by a signal' : 'interrupted'} after ${unfinished.requests} requests)`;
+    // A crashed run's request count was never written (it is recorded at the run's end or stop).
+    const how = unfinished.status === 'stopped' ? `stopped by a signal after ${unfinished.requests} requests` : 'interrupted';
+    const was = `run ${unfinished.runId} of job ${job.name} (${how})`;
     // --full is a choice, not a fault: say what it does with the run it could have resumed.
     if (o.full && o.resumable && unfinished.jobHash === o.loaded.hash) {
       log.warn(`--full: not resuming ${was}; it is closed as failed and a fresh full run starts (without --full the next run would resume it)`);
