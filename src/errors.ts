@@ -8,12 +8,62 @@ export const ExitCode = {
   usage: 2,
   partial: 3,
   locked: 4,
+  /**
+   * sysexits' EX_TEMPFAIL: the upstream or the database cannot be reached now (refused, timed out, a
+   * name that does not resolve, 5xx) before anything was started. Try again later.
+   */
+  temporaryFailure: 75,
   /** Stopped by SIGINT (Ctrl-C): 128 + 2, what a shell reports for it. The next run resumes. */
   interrupted: 130,
   /** Stopped by SIGTERM (a scheduler, `docker stop`, `timeout`): 128 + 15. The next run resumes. */
   terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** One row of the exit-code table: what a code means and what a scheduler should do with it. */
+export interface ExitCodeRow {
+  readonly codes: readonly ExitCode[];
+  readonly meaning: string;
+  readonly scheduler: string;
+}
+
+/**
+ * The one exit-code table. Every document's table (README, docs/deploy) and `--help` are generated from
+ * it (`npm run docs:exit-codes`, src/cli/exit-code-table.ts); a test fails when one differs.
+ */
+export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
+  { codes: [ExitCode.succeeded], meaning: 'succeeded', scheduler: 'nothing' },
+  {
+    codes: [ExitCode.failed],
+    meaning:
+      'failed: nothing committed as complete (a crash, every unit failed), the database was lost during the run (one line names it, redacted), or a statement ran past `--statement-timeout`. The next run resumes',
+    scheduler: 'retry later, a bounded number of times',
+  },
+  {
+    codes: [ExitCode.usage],
+    meaning:
+      'bad usage, job file or configuration: the message names the field, or the flag or variable a bad value came from. Also an upstream that answers 404/401/403 or speaks another dialect than the job says, and a PostgreSQL database that does not exist or refuses the user or password',
+    scheduler: '**do not retry**: it fails the same way until someone fixes the job or the environment',
+  },
+  {
+    codes: [ExitCode.partial],
+    meaning:
+      'partial: some units failed after retries or could not be trusted, the request budget ran out, deletions were held by the mass-deletion guard, or the region answered no object at all. What was fetched is kept; nothing in an untrusted place was marked gone',
+    scheduler: 'no immediate retry: the next night sweeps them again; alert if it repeats',
+  },
+  { codes: [ExitCode.locked], meaning: 'another run of the same job holds the lock (the message names the holder run)', scheduler: 'do not retry: the other run is doing the work' },
+  {
+    codes: [ExitCode.temporaryFailure],
+    meaning:
+      'temporary failure (sysexits EX_TEMPFAIL): the upstream or the database cannot be reached now (connection refused, timed out, a host name that does not resolve, every operation answering 5xx) before any run was started; nothing was written',
+    scheduler: 'retry later (minutes): an EFA server in its maintenance window, a database restarting',
+  },
+  {
+    codes: [ExitCode.interrupted, ExitCode.terminated],
+    meaning: 'stopped by SIGINT, SIGTERM (128 + the signal\'s number): the run is recorded `stopped` with its request count, and the next run resumes it',
+    scheduler: 'nothing if you stopped it; else run again',
+  },
+];
 
 const exitCodes: ReadonlySet<number> = new Set(Object.values(ExitCode));
 
@@ -37,27 +87,50 @@ export class ConfigError extends Error implements Terminal {
 }
 
 /**
- * The database stopped answering (or never did): exit 1, a transient failure a scheduler may retry.
- * Every committed unit of the run is kept, so the next run of the job resumes it.
+ * The database stopped answering (or never did). Before a run was opened nothing was started: exit 75,
+ * try again later. During a run: exit 1, and every committed unit is kept, so the next run resumes it.
  */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
-  readonly exitCode = ExitCode.failed;
+  readonly exitCode: ExitCode;
   constructor(
     /** The database URL with its password replaced. */
     readonly displayUrl: string,
     /** The job whose next run resumes, when the command was running one. */
     readonly job: string | undefined,
-    options: { cause: unknown },
+    options: {
+      cause: unknown;
+      /** The run this command had opened when the database went away; none: nothing was started. */
+      runId?: string | undefined;
+    },
   ) {
-    const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes where this one stopped`;
-    super(`lost the database ${displayUrl} (${errorText(options.cause)})${resume}`, options);
+    super(DatabaseUnavailableError.text(displayUrl, job, options), { cause: options.cause });
+    this.exitCode = options.runId === undefined ? ExitCode.temporaryFailure : ExitCode.failed;
+  }
+
+  private static text(displayUrl: string, job: string | undefined, options: { cause: unknown; runId?: string | undefined }): string {
+    const cause = errorText(options.cause);
+    if (options.runId === undefined) {
+      return `cannot reach the database ${displayUrl} (${cause}): nothing was started${job === undefined ? '' : ` for job ${job}`}; ` +
+        'try again later (exit 75), and check that the server runs and that --db / $DATABASE_URL (or PGHOST) names it';
+    }
+    const resume = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes run ${options.runId} where this one stopped`;
+    return `lost the database ${displayUrl} (${cause})${resume}`;
   }
 }
 
 /**
+ * The upstream cannot be reached now, before a run was opened: every operation the probe asked was
+ * refused, timed out, did not resolve or answered 5xx. Exit 75: nothing was started, try again later.
+ */
+export class UpstreamUnavailableError extends Error {
+  override name = 'UpstreamUnavailableError';
+  readonly exitCode = ExitCode.temporaryFailure;
+}
+
+/**
  * The process was asked to stop (SIGTERM, SIGINT) while it worked. Everything committed stays; the
- * run is left running, so the next run of the job resumes it. The exit code is the shell's
+ * run is recorded `stopped`, and the next run of the job resumes it. The exit code is the shell's
  * convention, 128 + the signal's number, so a scheduler that sent the signal recognises its own stop.
  */
 export class RunStoppedError extends Error implements Terminal {
@@ -68,9 +141,14 @@ export class RunStoppedError extends Error implements Terminal {
     readonly signal: 'SIGTERM' | 'SIGINT',
     /** The job whose run stopped, when a run was under way. */
     job: string | undefined,
+    /** The run as far as it got, when one was opened: its id, its requests, whether `stopped` was recorded. */
+    run?: { readonly runId: string; readonly requests: number; readonly recorded: boolean },
   ) {
     const next = job === undefined ? '' : `; nothing committed is lost: the next \`efa-sync run\` of job ${job} resumes where this one stopped`;
-    super(`stopped by ${signal}: requests and database statements cancelled${next}`);
+    const what = run === undefined
+      ? `stopped by ${signal}`
+      : `run ${run.runId} stopped by ${signal} after ${run.requests} request${run.requests === 1 ? '' : 's'}${run.recorded ? ' (recorded as stopped)' : ''}`;
+    super(`${what}: requests and database statements cancelled${next}`);
     this.exitCode = signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
   }
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { createRunRoot, sweepStaleTemp } from './helpers/temp-root.js';
 
 /**
  * Decides once which database the DB tests run against, in this order:
@@ -28,7 +29,36 @@ async function dockerPostgis(): Promise<{ url: string; stop: () => Promise<void>
   return { url: container.getConnectionUri(), stop: async () => void (await container.stop()) };
 }
 
+/**
+ * Every temporary folder of the run (test files, helpers, the CLIs they spawn) goes into one root
+ * (TMPDIR, inherited by the workers and their children), removed at teardown; what interrupted runs
+ * left is swept first (test/helpers/temp-root.ts).
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const parent = tmpdir();
+  await sweepStaleTemp(parent);
+  const root = await createRunRoot(parent);
+  process.env['TMPDIR'] = root;
+  const removeRoot = async (): Promise<void> => {
+    process.env['TMPDIR'] = parent;
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    const teardown = await selectDatabase(project);
+    return async () => {
+      try {
+        await teardown();
+      } finally {
+        await removeRoot();
+      }
+    };
+  } catch (error) {
+    await removeRoot();
+    throw error;
+  }
+}
+
+async function selectDatabase(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env['TEST_DATABASE_URL'];
   if (url) {
     project.provide('dbTarget', { kind: 'postgres', url });

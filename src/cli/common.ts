@@ -321,21 +321,23 @@ export async function databaseAnswers(db: Db, timeoutMs = 5_000): Promise<boolea
 }
 
 /** The database a command is working on, for an error that escapes outside its `work` (an 'error' event). */
-let databaseInUse: { readonly db: Db; readonly job: string | undefined } | undefined;
+let databaseInUse: { readonly db: Db; readonly job: string | undefined; readonly runOpened: () => string | undefined } | undefined;
 
 /**
  * Runs `work`; when it fails with an error of no specific exit code and the database no longer
  * answers, the failure is the database's: it becomes a DatabaseUnavailableError naming the
- * database (redacted) and, for a run, that the next run resumes. Asking the database instead of
- * guessing from error codes keeps a refused EFA connection from being taken for a lost database.
+ * database (redacted) and, when `runOpened` names the run the command had opened, that the next run
+ * resumes it (exit 1); with no run opened nothing was started (exit 75, try again later). Asking the
+ * database instead of guessing from error codes keeps a refused EFA connection from being taken for a
+ * lost database.
  */
-export async function whenDatabaseLost<T>(db: Db, job: string | undefined, work: () => Promise<T>): Promise<T> {
+export async function whenDatabaseLost<T>(db: Db, job: string | undefined, work: () => Promise<T>, runOpened: () => string | undefined = () => undefined): Promise<T> {
   const previous = databaseInUse;
-  databaseInUse = { db, job };
+  databaseInUse = { db, job, runOpened };
   try {
     return await work();
   } catch (error) {
-    throw await blameDatabase(error, db, job);
+    throw await blameDatabase(error, db, job, runOpened());
   } finally {
     databaseInUse = previous;
   }
@@ -343,13 +345,13 @@ export async function whenDatabaseLost<T>(db: Db, job: string | undefined, work:
 
 /** For an error that escaped every handler: a DatabaseUnavailableError when the database in use stopped answering. */
 export async function explainUncaught(error: unknown): Promise<unknown> {
-  return databaseInUse ? blameDatabase(error, databaseInUse.db, databaseInUse.job) : error;
+  return databaseInUse ? blameDatabase(error, databaseInUse.db, databaseInUse.job, databaseInUse.runOpened()) : error;
 }
 
-async function blameDatabase(error: unknown, db: Db, job: string | undefined): Promise<unknown> {
+async function blameDatabase(error: unknown, db: Db, job: string | undefined, runId: string | undefined): Promise<unknown> {
   if (exitCodeOf(error) !== ExitCode.failed || error instanceof DatabaseUnavailableError) return error;
   if (isStatementTimeout(error)) return new StatementTimeoutError(db.statementTimeoutMs, job, { cause: error });
-  return (await databaseAnswers(db)) ? error : new DatabaseUnavailableError(db.displayUrl, job, { cause: error });
+  return (await databaseAnswers(db)) ? error : new DatabaseUnavailableError(db.displayUrl, job, { cause: error, runId });
 }
 
 /**

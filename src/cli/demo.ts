@@ -1,3 +1,4 @@
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { dbUrlFrom, openDb } from '../db/index.js';
@@ -8,9 +9,27 @@ import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './
 import { printRunSummary } from './run.js';
 import { connectionHelp, defaultServePort, psqlCommand } from './serve.js';
 
-const exampleQuery = `SELECT s.name, count(*) AS lines
-FROM efa.stops s JOIN efa.stop_lines sl USING (source, stop_id)
-WHERE s.deleted_at IS NULL GROUP BY s.name ORDER BY lines DESC LIMIT 5;`;
+/**
+ * Lines per stop as efa.stop_summary.line_count counts them: a line is its number within its means of
+ * transport (efa.lines has a row per direction), over stop-lines and lines not gone, per stop (two stops
+ * may share a name).
+ */
+export const exampleQuery = `SELECT s.stop_id, s.name, count(DISTINCT (l.mot, l.number)) AS lines
+FROM efa.stops s
+JOIN efa.stop_lines sl ON sl.source = s.source AND sl.stop_id = s.stop_id AND sl.deleted_at IS NULL
+JOIN efa.lines l ON l.source = sl.source AND l.line_key = sl.line_key AND l.deleted_at IS NULL
+WHERE s.deleted_at IS NULL
+GROUP BY s.source, s.stop_id, s.name ORDER BY lines DESC, s.name LIMIT 5;`;
+
+/**
+ * Where the demo's report goes without --report-out: beside an embedded database (`pglite:<dir>` →
+ * `<dir>/../report.html`, so the default `./.efa-sync/db` gives `./.efa-sync/report.html`), else
+ * `.efa-sync/report.html` in the working directory.
+ */
+export function demoReportPath(displayUrl: string): string {
+  if (displayUrl.startsWith('pglite:') && displayUrl !== 'pglite:memory') return join(dirname(resolve(displayUrl.slice('pglite:'.length))), 'report.html');
+  return join('.efa-sync', 'report.html');
+}
 
 const relations = ['pins', 'stops', 'pois', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas', 'rejects'] as const;
 
@@ -19,8 +38,9 @@ export function registerDemo(program: Command): void {
   const cmd = program
     .command('demo', { hidden: true })
     .description('run jobs/demo.json against the bundled simulator into the embedded database (npm start)')
-    .option('--size <n>', 'pins in the simulated world', (v) => Number(v), 5000);
-  addOutputOptions(addDbOption(cmd)).action(async (opts: CommonOptions & { size: number }) => {
+    .option('--size <n>', 'pins in the simulated world', (v) => Number(v), 5000)
+    .option('--report-out <file>', 'where the run\'s HTML report goes (default: beside an embedded database, else .efa-sync/report.html)');
+  addOutputOptions(addDbOption(cmd)).action(async (opts: CommonOptions & { size: number; reportOut?: string }) => {
     const log = loggerFor(opts);
     const { startSimulator } = await import('../sim/server.js');
     const { writeRunReport } = await import('../report/index.js');
@@ -39,8 +59,8 @@ export function registerDemo(program: Command): void {
           const row = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(`efa.${r}`)}`.execute(db.kysely);
           counts.push([`efa.${r}`, String(row.rows[0]?.n ?? 0)]);
         }
-        const report = await writeRunReport(db, summary.runId, '.efa-sync/report.html');
-        const top = await sql<{ name: string; lines: number }>`${sql.raw(exampleQuery.replace(/;$/, ''))}`.execute(db.kysely);
+        const report = await writeRunReport(db, summary.runId, opts.reportOut ?? demoReportPath(db.displayUrl));
+        const top = await sql<{ stop_id: string; name: string; lines: number }>`${sql.raw(exampleQuery.replace(/;$/, ''))}`.execute(db.kysely);
         const out = [
           '',
           `efa-sync demo: job "${summary.job}", run ${summary.runId} ${summary.status} in ${summary.durationS} s, ${summary.requests} requests`,
@@ -51,7 +71,7 @@ export function registerDemo(program: Command): void {
           'example query (stops served by the most lines):',
           exampleQuery,
           '',
-          formatTable(['stop', 'lines'], top.rows.map((r) => [r.name, String(r.lines)])),
+          formatTable(['stop id', 'stop', 'lines'], top.rows.map((r) => [r.stop_id, r.name, String(r.lines)])),
           `report of this run (offline HTML with a map): ${report.file}`,
           ...(db.kind === 'pglite'
             ? [

@@ -88,14 +88,15 @@ async function databaseChecks(url: string): Promise<DoctorCheck[]> {
       checks.push({ name: 'schema', status: 'ok', message: `version ${current}, no migration pending` });
     }
 
-    const running = await sql<{ run_id: string; job_name: string; started_at: Date }>`
-      SELECT run_id::text AS run_id, job_name, started_at FROM efa.runs WHERE status = 'running' ORDER BY run_id`.execute(db.kysely);
+    // Numeric order: the text alias would list run 12 before run 9.
+    const running = await sql<{ run_id: string; job_name: string; status: string; started_at: Date }>`
+      SELECT run_id::text AS run_id, job_name, status, started_at FROM efa.runs WHERE status IN ('running', 'stopped') ORDER BY runs.run_id`.execute(db.kysely);
     checks.push(running.rows.length === 0
-      ? { name: 'runs', status: 'ok', message: 'no run left running' }
+      ? { name: 'runs', status: 'ok', message: 'no run left running or stopped' }
       : {
           name: 'runs', status: 'warn',
-          message: `${running.rows.length} run${running.rows.length === 1 ? '' : 's'} marked running: ${running.rows.map((r) => `${r.run_id} (${r.job_name}, since ${new Date(r.started_at).toISOString()})`).join(', ')}`,
-          hint: 'a run in progress, or one that was killed: the next run of that job resumes it',
+          message: `${running.rows.length} run${running.rows.length === 1 ? '' : 's'} to resume: ${running.rows.map((r) => `${r.run_id} (${r.job_name}, ${r.status}, since ${new Date(r.started_at).toISOString()})`).join(', ')}`,
+          hint: 'a run in progress, one that was killed (running) or one a signal stopped (stopped): the next run of that job resumes it',
         });
   } finally {
     await db.close();

@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
 import { checkOptionValues, dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
+import { exitCodeHelp } from './exit-code-table.js';
 import { registerDoctor } from './doctor.js';
 import { registerExport } from './export.js';
 import { registerLookup } from './lookup.js';
@@ -33,6 +34,8 @@ const program = new Command('efa-sync')
   .configureOutput({
     outputError: (text) => topLevelLog().error(text.trim().replace(/^error: /, ''), { error: 'UsageError', exitCode: ExitCode.usage }),
   });
+// The one exit-code table (src/errors.ts), as every document shows it.
+program.addHelpText('after', `\n${exitCodeHelp()}`);
 if (early.format === 'pretty') program.showHelpAfterError('(run efa-sync <command> --help for its options)');
 program.hook('preAction', (_program, action) => {
   settings = outputSettingsFrom(action.opts<CommonOptions>(), early);

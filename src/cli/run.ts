@@ -7,13 +7,15 @@ import { pushMetrics, pushgatewayGroupUrl, readPushedLastSuccess } from '../repo
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { isSnapshotJob, loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
 import type { RateHistory } from '../run/client.js';
-import { PROBE_OPERATION, runJob, type RunSummary } from '../run/index.js';
-import { ConfigError, errorText, ExitCode } from '../errors.js';
+import { PROBE_OPERATION, runJob, stoppedRunSummary, type LiveRun, type RunSummary } from '../run/index.js';
+import { recordStopped } from '../db/runs.js';
+import { ConfigError, errorText, ExitCode, RunStoppedError } from '../errors.js';
 import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
 import { runLineage } from './lineage.js';
+import { exitCodeHelp } from './exit-code-table.js';
 import { redactUrl } from '../util/redact.js';
 import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../snapshot/when.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
@@ -31,19 +33,27 @@ interface RunOptions extends CommonOptions {
   openlineageUrl?: string;
 }
 
-export function printRunSummary(summary: RunSummary, log: Logger): void {
-  const rel = Object.entries(summary.relations)
-    .map(([k, s]) => `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`)
-    .join(', ');
+/**
+ * The human end of every run on stderr, `--json` or not (journald and cron mail see it): "run N
+ * <status> in …", and why a run failed or is partial.
+ */
+export function logRunEnd(summary: RunSummary, log: Logger): void {
   const probe = summary.requestsByOperation[PROBE_OPERATION] ?? 0;
   log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''})`);
-  if (summary.rate) log.info(rateLine(summary.rate, summary.retries));
   // Why a run failed or is partial: the same line as efa.runs.error (redacted there already).
   if (summary.error !== undefined && summary.status !== 'succeeded') {
     const line = `run ${summary.runId} ${summary.status}: ${summary.error}`;
     if (summary.status === 'failed') log.error(line);
     else log.warn(line);
   }
+}
+
+export function printRunSummary(summary: RunSummary, log: Logger): void {
+  const rel = Object.entries(summary.relations)
+    .map(([k, s]) => `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`)
+    .join(', ');
+  logRunEnd(summary, log);
+  if (summary.rate) log.info(rateLine(summary.rate, summary.retries));
   if (rel) log.info(`rows: ${rel}`);
   if (summary.coord) {
     log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);
@@ -107,7 +117,9 @@ export function registerRun(program: Command): void {
       new Option('--metrics-push-url <url>', 'push the metrics of the run to a Prometheus Pushgateway (HTTP PUT to <url>/metrics/job/<job>)')
         .argParser(pushUrl)
         .env(OPTION_ENV.metricsPushUrl),
-    );
+    )
+    // What a scheduler acts on: the one exit-code table (src/errors.ts).
+    .addHelpText('after', `\n${exitCodeHelp()}`);
   addCommonOptions(cmd, ['baseUrl', 'rps', 'concurrency', 'full', 'dialect', 'metricsFile', 'statementTimeout', 'acceptDeletions', 'openlineageUrl', 'db', 'json', 'log']).action(
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
@@ -146,7 +158,12 @@ export function registerRun(program: Command): void {
         throw error;
       }
       const controller = new AbortController();
-      const stop = stopOnSignal({ db, job: loaded.job.name, log, debug: opts.debug ?? false, controller, ...(lineage ? { onStop: () => lineage.aborted() } : {}) });
+      let live: LiveRun | undefined;
+      const stop = stopOnSignal({
+        db, job: loaded.job.name, log, debug: opts.debug ?? false, controller,
+        record: (signal) => recordRunStop(signal, { live, db, job: loaded.job.name, json: opts.json ?? false, log }),
+        ...(lineage ? { onStop: () => lineage.aborted() } : {}),
+      });
       try {
         // A snapshot the job already stored at that instant: said before the upstream is asked, exit 0.
         const stored = takenAt === undefined ? [] : await snapshotsStoredAt(db, loaded.job, takenAt);
@@ -170,10 +187,14 @@ export function registerRun(program: Command): void {
               acceptDeletions: opts.acceptDeletions ?? false,
               dialect: opts.dialect,
               signal: controller.signal,
-              ...(lineage ? { onOpened: lineage.onOpened } : {}),
+              onOpened: (opened) => {
+                live = opened;
+                lineage?.onOpened(opened);
+              },
               progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
               ...(takenAt !== undefined ? { takenAt } : {}),
             }),
+            () => live?.run.runId,
           );
         } catch (error) {
           // A stop signal says its one line and exits; anything else that ends the run (a lost lease,
@@ -186,8 +207,10 @@ export function registerRun(program: Command): void {
         if (stop.stopping) await stop.exited;
         summary = withEmptyRegionVerdict(summary, loaded.region, log);
         await lineage?.ended(summary);
-        if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-        else printRunSummary(summary, log);
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(summary)}\n`);
+          logRunEnd(summary, log);
+        } else printRunSummary(summary, log);
         if (opts.metricsFile) await writeRunMetrics(opts.metricsFile, summary, log);
         if (opts.metricsPushUrl) await pushRunMetrics(opts.metricsPushUrl, summary, log, opts.metricsFile);
         process.exitCode = summary.exitCode;
@@ -198,6 +221,36 @@ export function registerRun(program: Command): void {
       }
     },
   );
+}
+
+/**
+ * A stop signal's end of a run: the run recorded `stopped` with its requests (resumable), and with
+ * `--json` its summary on stdout like any other run's. Returns the error whose line ends the command.
+ */
+async function recordRunStop(
+  signal: 'SIGTERM' | 'SIGINT',
+  o: { readonly live: LiveRun | undefined; readonly db: Awaited<ReturnType<typeof openDb>>; readonly job: string; readonly json: boolean; readonly log: Logger },
+): Promise<RunStoppedError> {
+  const { live } = o;
+  if (live === undefined) return new RunStoppedError(signal, o.job);
+  const requests = live.requests();
+  const what = new RunStoppedError(signal, o.job);
+  let durationS: number | undefined;
+  try {
+    durationS = await o.db.lastWord((k) => recordStopped(k, live.run, { requests, error: what.message }));
+  } catch (error) {
+    o.log.debug(`could not record run ${live.run.runId} as stopped: ${errorText(error)}; it stays running and is resumed all the same`);
+  }
+  const stopped = new RunStoppedError(signal, o.job, { runId: live.run.runId, requests, recorded: durationS !== undefined });
+  if (o.json) {
+    const summary = stoppedRunSummary({
+      runId: live.run.runId, job: o.job, source: live.source, dialect: live.dialect(), exitCode: stopped.exitCode, resumed: live.resumed,
+      durationS: durationS ?? Math.round((Date.now() - live.run.startedAt.getTime()) / 100) / 10,
+      requests, requestsByOperation: live.requestsByOperation(), retries: live.retries(), db: o.db.displayUrl, error: stopped.message,
+    });
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  }
+  return stopped;
 }
 
 /**

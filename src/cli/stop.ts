@@ -1,10 +1,12 @@
 import type { Db } from '../db/index.js';
-import { RunStoppedError } from '../errors.js';
+import { errorText, RunStoppedError } from '../errors.js';
 import type { Logger } from '../util/log.js';
 import { reportFailure } from './common.js';
 
 /** How long cancelling the database's statements may take before the process exits anyway. */
 const cancelGraceMs = 3_000;
+/** And recording the stop after it (a lock wait of at most 2 s on PostgreSQL, see Db.lastWord). */
+const recordGraceMs = 3_000;
 
 export interface StopOnSignal {
   /** Set once SIGTERM or SIGINT arrived: the process is about to exit, with one line said. */
@@ -17,9 +19,10 @@ export interface StopOnSignal {
 /**
  * SIGTERM (a scheduler, `docker stop`, `timeout`) and SIGINT (Ctrl-C) during a run: no connection
  * is handed out any more, the run's requests are aborted, every statement the run has on the server
- * is cancelled (a server otherwise goes on with a statement whose client has gone), one line says
- * why the run stopped, and the process exits 143 or 130. Nothing is finalised: the run stays
- * running, and the next run of the job resumes it. A second signal exits at once.
+ * is cancelled (a server otherwise goes on with a statement whose client has gone), `record` writes
+ * the run's stop (status `stopped`, its requests) and prints what the command owes (the `--json`
+ * summary), one line says why the run stopped, and the process exits 143 or 130. Nothing else is
+ * finalised: the next run of the job resumes it. A second signal exits at once.
  */
 export function stopOnSignal(o: {
   readonly db: Db;
@@ -29,6 +32,8 @@ export function stopOnSignal(o: {
   readonly controller: AbortController;
   /** Said before the process exits (OpenLineage's ABORT), within the same grace as the cancelling. */
   readonly onStop?: () => Promise<unknown>;
+  /** After the statements were cancelled: records the stop; returns the error the last line reports. */
+  readonly record?: (signal: 'SIGTERM' | 'SIGINT') => Promise<RunStoppedError>;
 }): StopOnSignal {
   let stopping = false;
   const onSignal = (signal: 'SIGTERM' | 'SIGINT'): void => {
@@ -39,11 +44,16 @@ export function stopOnSignal(o: {
     // on can commit a "failed" run), then the requests.
     const cancelled = Promise.all([o.db.stop().catch(() => undefined), o.onStop?.().catch(() => undefined)]);
     o.controller.abort(stopped);
+    const recorded = cancelled.then(() => o.record?.(signal) ?? stopped).catch((e: unknown) => {
+      o.log.debug(`recording the stop failed: ${errorText(e)}`);
+      return stopped;
+    });
     let timer: NodeJS.Timeout | undefined;
-    void Promise.race([cancelled, new Promise((resolve) => (timer = setTimeout(resolve, cancelGraceMs)))]).then(() => {
+    // Within the grace: a stop that cannot be recorded in time leaves the run running, resumed all the same.
+    void Promise.race([recorded, new Promise<RunStoppedError>((resolve) => (timer = setTimeout(() => resolve(stopped), cancelGraceMs + recordGraceMs)))]).then((last) => {
       clearTimeout(timer);
-      reportFailure(stopped, o.log, { debug: o.debug });
-      process.exit(stopped.exitCode);
+      reportFailure(last, o.log, { debug: o.debug });
+      process.exit(last.exitCode);
     });
   };
   const onTerm = (): void => onSignal('SIGTERM');

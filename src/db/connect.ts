@@ -34,6 +34,12 @@ export interface Db {
    * PGlite runs inside the process and ends with it: nothing to do.
    */
   stop(): Promise<void>;
+  /**
+   * One last write of a process that stopped (the record of a run a signal ended): PostgreSQL runs it on
+   * a connection of its own, outside the stopped pool, with short connect and lock timeouts (the run's
+   * cancelled transaction may still hold its row for a moment); PGlite on the instance itself.
+   */
+  lastWord<T>(fn: (kysely: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** The statement_timeout every statement runs under (PostgreSQL), when one was set. */
   readonly statementTimeoutMs?: number;

@@ -358,7 +358,7 @@ export async function relationCounts(db: Kysely<Database>, runId: string, seenBy
 export async function pruneSeen(db: Kysely<Database>, jobName: string, keepRuns = 7): Promise<void> {
   await sql`
     DELETE FROM efa.run_seen_sets s USING efa.runs r
-    WHERE s.run_id = r.run_id AND r.job_name = ${jobName} AND r.status <> 'running'
+    WHERE s.run_id = r.run_id AND r.job_name = ${jobName} AND r.status NOT IN ('running', 'stopped')
       AND r.run_id NOT IN (SELECT run_id FROM efa.runs WHERE job_name = ${jobName} ORDER BY run_id DESC LIMIT ${keepRuns})`.execute(db);
 }
 

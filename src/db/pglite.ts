@@ -63,6 +63,8 @@ export async function openPglite(location: string, options: OpenDbOptions = {}):
         }),
     // In-process: a stopping process takes its statements with it.
     stop: async () => undefined,
+    // The instance's own queue: after the transaction in progress, if any, has ended.
+    lastWord: (fn) => fn(kysely),
     close: async () => {
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();

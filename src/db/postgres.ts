@@ -174,6 +174,17 @@ export async function openPostgres(url: string, options: OpenDbOptions): Promise
         await canceller.end().catch(() => undefined);
       }
     },
+    lastWord: async (fn) => {
+      const last = new pg.Client({ connectionString: url, application_name: 'efa-sync (stopping)', connectionTimeoutMillis: 2_000, types: pgTypes });
+      last.on('error', () => undefined);
+      await last.connect();
+      try {
+        await last.query("SET lock_timeout = '2s'");
+        return await fn(kyselyOnClient(last));
+      } finally {
+        await last.end().catch(() => undefined);
+      }
+    },
     close: () => kysely.destroy(),
   };
 }
@@ -184,6 +195,11 @@ function sessionOf(client: pg.PoolClient): Set<string> {
   let session = sessions.get(client);
   if (!session) sessions.set(client, (session = new Set()));
   return session;
+}
+
+/** A Kysely bound to one client of its own (not pooled); the caller ends it. */
+function kyselyOnClient(client: pg.Client): Kysely<Database> {
+  return kyselyOn(client as unknown as pg.PoolClient);
 }
 
 /** A Kysely bound to one checked-out client (inside a transaction the caller opened). */

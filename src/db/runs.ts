@@ -13,7 +13,13 @@ import type { Database } from './tables.js';
  * abandoned. What a run did is in the rest of the ledger (ledger.ts, deletion.ts).
  */
 
-export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+/**
+ * `stopped`: a SIGTERM or SIGINT ended the process; like a `running` run a crash left behind, the next
+ * run of the job resumes it (findUnfinishedRun).
+ */
+export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'stopped';
+/** The statuses of a run that the next run of its job resumes. */
+export const RESUMABLE_STATUSES = ['running', 'stopped'] as const;
 /** This process no longer holds the run: another process took it over. Nothing more may be committed. */
 export class LeaseLostError extends Error implements Terminal {
   override name = 'LeaseLostError';
@@ -58,12 +64,15 @@ export async function createRun(
   return { runId: String(row.run_id), source: run.scope.source, lease, startedAt: new Date(row.started_at) };
 }
 
-/** Takes over an interrupted run: a new lease, so a process still working on it can commit nothing more. */
+/**
+ * Takes over an interrupted run: a new lease, so a process still working on it can commit nothing more.
+ * A `stopped` run is `running` again, its stop's end and message cleared.
+ */
 export async function takeOverRun(db: Kysely<Database>, runId: string, source: string): Promise<OpenedRun> {
   const lease = randomUUID();
   const row = await db
     .updateTable('efa.runs')
-    .set({ lease, pid: process.pid, host: hostname(), heartbeat_at: new Date() })
+    .set({ lease, pid: process.pid, host: hostname(), heartbeat_at: new Date(), status: 'running', finished_at: null, error: null })
     .where('run_id', '=', runId)
     .returning('started_at')
     .executeTakeFirstOrThrow();
@@ -86,7 +95,7 @@ export async function finishRun(
   tx: Tx,
   run: OpenedRun,
   end: {
-    status: Exclude<RunStatus, 'running'>;
+    status: Exclude<RunStatus, 'running' | 'stopped'>;
     finishedAt: Date;
     requests: number;
     stats: RelationCounts;
@@ -133,13 +142,28 @@ export async function stampRunEnd(db: Kysely<Database>, run: OpenedRun, finalise
   return row ? { durationS: Number(row.duration_s), finaliseS: Number(row.finalise_s) } : undefined;
 }
 
-/** Closes a run that will not be resumed (its job changed, or --full). */
-export async function abandonRun(db: Kysely<Database>, runId: string, why: string): Promise<void> {
+/** Closes a run that will not be resumed (its job changed, or --full): failed, saying why. */
+export async function abandonRun(db: Kysely<Database>, runId: string, why: string, was: RunStatus = 'running'): Promise<void> {
   await db
     .updateTable('efa.runs')
-    .set({ status: 'failed', finished_at: new Date(), error: `interrupted; not resumed because ${why}`, lease: null })
+    .set({ status: 'failed', finished_at: new Date(), error: `${was === 'stopped' ? 'stopped' : 'interrupted'}; not resumed because ${why}`, lease: null })
     .where('run_id', '=', runId)
     .execute();
+}
+
+/**
+ * Records that a signal stopped the run: status `stopped` (resumable), the requests sent so far and
+ * the stop's end, on the database's clock. Only while this process holds the lease and the run is
+ * still running; returns the run's duration so far in seconds, or undefined when nothing was recorded.
+ */
+export async function recordStopped(db: Kysely<Database>, run: OpenedRun, end: { requests: number; error: string }): Promise<number | undefined> {
+  const r = await sql<{ duration_s: number }>`
+    UPDATE efa.runs SET status = 'stopped', requests = ${end.requests}, error = ${end.error},
+      finished_at = clock_timestamp(), heartbeat_at = clock_timestamp()
+    WHERE run_id = ${run.runId}::bigint AND lease = ${run.lease}::uuid AND status = 'running'
+    RETURNING round(extract(epoch FROM clock_timestamp() - started_at)::numeric, 1)::float8 AS duration_s`.execute(db);
+  const row = r.rows[0];
+  return row ? Number(row.duration_s) : undefined;
 }
 
 export async function requestsSoFar(db: Kysely<Database>, runId: string): Promise<number> {
@@ -149,21 +173,29 @@ export async function requestsSoFar(db: Kysely<Database>, runId: string): Promis
 
 export interface UnfinishedRun {
   readonly runId: string;
+  /** `running` (its process died or lost its lock) or `stopped` (a signal ended it). */
+  readonly status: RunStatus;
+  readonly requests: number;
   readonly jobHash: string;
   readonly source: string;
   readonly startedAt: Date;
 }
 
-/** The newest run of a job still marked running: its process died or lost its lock (we hold the job's lock now). */
+/**
+ * The newest run of a job left to resume: marked running (its process died or lost its lock; we hold
+ * the job's lock now) or stopped by a signal.
+ */
 export async function findUnfinishedRun(db: Kysely<Database>, jobName: string): Promise<UnfinishedRun | undefined> {
   const row = await db
     .selectFrom('efa.runs')
-    .select(['run_id', 'job_hash', 'source', 'started_at'])
+    .select(['run_id', 'status', 'requests', 'job_hash', 'source', 'started_at'])
     .where('job_name', '=', jobName)
-    .where('status', '=', 'running')
+    .where('status', 'in', RESUMABLE_STATUSES)
     .orderBy('run_id', 'desc')
     .executeTakeFirst();
-  return row ? { runId: String(row.run_id), jobHash: row.job_hash, source: row.source, startedAt: row.started_at } : undefined;
+  return row
+    ? { runId: String(row.run_id), status: row.status, requests: row.requests, jobHash: row.job_hash, source: row.source, startedAt: row.started_at }
+    : undefined;
 }
 
 /** How many runs of this job came before (before `runId`, or all): the night number of the rolling ServingLines share. */

@@ -15,7 +15,7 @@ export interface RunsTable {
   run_id: Generated<string>;
   job_name: string;
   job_hash: string;
-  status: 'running' | 'succeeded' | 'partial' | 'failed';
+  status: 'running' | 'succeeded' | 'partial' | 'failed' | 'stopped';
   started_at: Generated<Date>;
   finished_at: Timestamp | null;
   heartbeat_at: Timestamp | null;

@@ -33,7 +33,18 @@ export type ProbeOutcome =
   | 'failed';
 
 /** Outcomes that are the configuration's fault: `run` stops before planning (exit 2), a retry cannot help. */
-export const CONFIGURATION_OUTCOMES: ReadonlySet<ProbeOutcome> = new Set(['not-found', 'unauthorized', 'forbidden', 'unreachable', 'wrong-dialect']);
+export const CONFIGURATION_OUTCOMES: ReadonlySet<ProbeOutcome> = new Set(['not-found', 'unauthorized', 'forbidden', 'wrong-dialect']);
+
+/**
+ * Whether a check says the upstream cannot be reached now rather than that it is configured wrong:
+ * a refused connection, a name that does not resolve, no answer in time, a 5xx or 429. An EFA server
+ * in its nightly maintenance window looks like this; when every operation asked does, `run` ends
+ * with exit 75 (try again later) before anything is started.
+ */
+export function isTemporaryOutcome(check: { readonly outcome: ProbeOutcome; readonly status?: number | undefined }): boolean {
+  if (check.outcome === 'unreachable' || check.outcome === 'timeout') return true;
+  return check.outcome === 'failed' && check.status !== undefined && (check.status >= 500 || check.status === 429);
+}
 
 /**
  * Remembers the last body a dialect was asked to parse, per operation (the operations are probed at
@@ -74,7 +85,8 @@ const finalConnectionCodes: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOT
 
 /**
  * A probe request that met a refused port or an unknown host. Not retryable: the probe is there to
- * fail fast, and backing off four times against a closed port only delays the exit 2 by seconds.
+ * fail fast, and backing off four times against a closed port only delays the exit 75 by seconds
+ * (the scheduler's retry, minutes later, is the one that can help).
  */
 class ProbeUnreachable extends Error implements RetryHint {
   override readonly name = 'ProbeUnreachable';

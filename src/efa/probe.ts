@@ -1,5 +1,5 @@
 import type { RequestScheduler, RetryHint } from '../http/types.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UpstreamUnavailableError } from '../errors.js';
 import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, createFetchTransport, createRequestScheduler, describeError } from '../http/index.js';
 import type { Transport } from '../http/types.js';
 import { resolveHeaders, type Job, type ResolvedRegion } from '../job/index.js';
@@ -9,7 +9,7 @@ import type { Dialect } from './dialect.js';
 import { dialectFor, dialects, type DialectName } from './dialects/index.js';
 import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
 import { OPERATIONS, type Operation } from './operations.js';
-import { classifyFailure, CONFIGURATION_OUTCOMES, failFast, recognisedDialects, sniffing, type ProbeOutcome } from './probe-outcome.js';
+import { classifyFailure, CONFIGURATION_OUTCOMES, failFast, isTemporaryOutcome, recognisedDialects, sniffing, type ProbeOutcome } from './probe-outcome.js';
 
 export interface ProbeCheck {
   readonly operation: Operation;
@@ -30,6 +30,11 @@ export interface ProbeResult {
   readonly checks: readonly ProbeCheck[];
   /** The checks whose outcome is a configuration error (see CONFIGURATION_OUTCOMES). */
   readonly configurationErrors: readonly ProbeCheck[];
+  /**
+   * The checks, when every operation asked failed temporarily (refused, unresolvable, timed out, 5xx):
+   * the upstream cannot be reached now. Empty when any operation answered otherwise.
+   */
+  readonly unavailable: readonly ProbeCheck[];
   /** Every check ok or skipped. */
   readonly ok: boolean;
 }
@@ -51,7 +56,7 @@ export interface ProbeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The job's upstream could not be used as configured (404/401/403, unreachable, another dialect): exit 2. */
+/** The job's upstream could not be used as configured (404/401/403, another dialect): exit 2. */
 export class UpstreamConfigError extends ConfigError {
   override name = 'UpstreamConfigError';
   constructor(readonly checks: readonly ProbeCheck[]) {
@@ -59,9 +64,16 @@ export class UpstreamConfigError extends ConfigError {
   }
 }
 
-/** Throws UpstreamConfigError when the probe found a configuration error; for `run` before planning. */
+/**
+ * For `run` before planning: throws UpstreamConfigError when the probe found a configuration error
+ * (exit 2), else UpstreamUnavailableError when no operation could be reached now (exit 75).
+ */
 export function assertUpstreamUsable(result: ProbeResult): void {
   if (result.configurationErrors.length > 0) throw new UpstreamConfigError(result.configurationErrors);
+  if (result.unavailable.length > 0) {
+    const what = result.unavailable.map((c) => `${c.operation}: ${c.message}${c.hint ? ` (${c.hint})` : ''}`).join('; ');
+    throw new UpstreamUnavailableError(`the upstream ${result.baseUrl} cannot be reached now: ${what}. Nothing was started; try again later (exit 75)`);
+  }
 }
 
 /** Half the side of the CoordInfo probe box, in degrees: a few hundred metres, so the answer is tiny. */
@@ -183,7 +195,9 @@ export async function probeUpstream(
     }
   }
   const configurationErrors = checks.filter((c) => CONFIGURATION_OUTCOMES.has(c.outcome));
-  return { baseUrl: redactedBase(baseUrl), dialect: dialectName, checks, configurationErrors, ok: checks.every((c) => c.outcome === 'ok' || c.outcome === 'skipped') };
+  const asked = checks.filter((c) => c.outcome !== 'skipped');
+  const unavailable = asked.length > 0 && asked.every(isTemporaryOutcome) ? asked : [];
+  return { baseUrl: redactedBase(baseUrl), dialect: dialectName, checks, configurationErrors, unavailable, ok: checks.every((c) => c.outcome === 'ok' || c.outcome === 'skipped') };
 }
 
 /** Half the side of the box searched for a stop to ask ServingLines about: a couple of kilometres. */

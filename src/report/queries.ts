@@ -143,11 +143,12 @@ async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
     run_id: string; job_name: string; status: string; started_at: Date; finished_at: Date | null;
     duration_s: number | null; requests: number; stats: unknown; meta: unknown; error: string | null; options: Record<string, unknown> | null;
   }>`
+    -- ORDER BY names the table's column: a bare run_id would be the text alias, where '9' > '12'.
     SELECT run_id::text AS run_id, job_name, status, started_at, finished_at, requests, stats, meta, error, options,
            extract(epoch FROM (finished_at - started_at))::float8 AS duration_s
     FROM efa.runs
     WHERE ${runId ?? null}::bigint IS NULL OR run_id = ${runId ?? null}::bigint
-    ORDER BY run_id DESC LIMIT 1`.execute(db.kysely);
+    ORDER BY runs.run_id DESC LIMIT 1`.execute(db.kysely);
   const row = r.rows[0];
   if (!row) throw new RunNotFoundError(runId === undefined ? 'no run recorded yet: run a job first' : `--run: no run ${runId} in efa.runs`, 'run');
   return {

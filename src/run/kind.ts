@@ -33,10 +33,13 @@ export interface RunJobOptions {
   /** Mark gone what this run found gone even past the job's maxGonePercent (`--accept-deletions`). */
   readonly acceptDeletions?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Told the run once it is opened (or resumed), with the job as it runs: what a stop signal records
+   * and reports, and OpenLineage's START.
+   */
+  readonly onOpened?: (live: LiveRun) => void;
   /** Snapshot jobs: the snapshot time (default: now). */
   readonly takenAt?: Date;
-  /** Told once the run is opened (or resumed), with the job as it runs: OpenLineage's START. */
-  readonly onOpened?: (opened: OpenedRunInfo) => void;
 }
 
 /** What a run's observers learn when it is opened. */
@@ -48,6 +51,17 @@ export interface OpenedRunInfo {
   readonly job: Job;
   /** Every credential of the configuration, to redact from what is sent elsewhere. */
   readonly secrets: readonly string[];
+}
+
+/** A run under way, as a stop signal sees it: its record and its counters so far. */
+export interface LiveRun extends OpenedRunInfo {
+  readonly run: OpenedRun;
+  /** Requests of the run so far: those of the processes before this one and this one's. */
+  requests(): number;
+  requestsByOperation(): Readonly<Record<string, number>>;
+  retries(): number;
+  /** The dialect read so far (for `auto`, the one detected, if any). */
+  dialect(): string;
 }
 
 /** What a kind is handed: the run as opened, its job as it runs, and the client it sends through. */

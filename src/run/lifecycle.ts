@@ -18,7 +18,7 @@ import type { Ending, Outcome, RunContext, RunJobOptions, RunKind } from './kind
 import { openRun } from './open.js';
 import { runExitCode, seconds, type RunSummary } from './summary.js';
 
-export type { RunJobOptions } from './kind.js';
+export type { LiveRun, RunJobOptions } from './kind.js';
 
 /** The operation name the upstream probe's requests are counted under (requestsByOperation.probe). */
 export const PROBE_OPERATION = 'probe';
@@ -78,12 +78,19 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     if (lock.lost.aborted) stopSending();
     else lock.lost.addEventListener('abort', stopSending, { once: true });
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
-    opts.onOpened?.({ runId: run.runId, source: run.source, resumed, job, secrets });
     const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget };
     const before = await requestsSoFar(db.kysely, run.runId);
+    opts.onOpened?.({
+      run, runId: run.runId, source: run.source, resumed, job, secrets,
+      requests: () => before + jobClient.scheduler.stats().requestsSent,
+      requestsByOperation: () => jobClient.scheduler.stats().requestsByOperation,
+      retries: () => jobClient.scheduler.stats().retries,
+      dialect: () => dialectInUse(jobClient.dialect),
+    });
     const outcome = await kind.execute(ctx);
     // Taken over, told to stop (whatever the cancelled work failed with), or a statement cancelled by
-    // the server's statement_timeout: commit nothing more; the run stays running for the next run to resume.
+    // the server's statement_timeout: commit nothing more; the run stays running (or is recorded
+    // stopped by the signal's handler, src/cli/stop.ts) for the next run to resume.
     if (opts.signal?.aborted) throw opts.signal.reason;
     const { failure } = outcome;
     if (failure instanceof LeaseLostError || failure instanceof RunStoppedError || (kind.resumable && isStatementTimeout(failure))) throw failure;

@@ -25,13 +25,21 @@ export async function openRun(o: {
   const { db, log, job } = o;
   const unfinished = await findUnfinishedRun(db.kysely, job.name);
   if (unfinished && unfinished.jobHash === o.loaded.hash && o.resumable && !o.full) {
-    log.info(`resuming run ${unfinished.runId} of job ${job.name} (started ${unfinished.startedAt.toISOString()}, interrupted)`);
+    log.info(`resuming run ${unfinished.runId} of job ${job.name} (started ${unfinished.startedAt.toISOString()}, ${unfinished.status === 'stopped' ? 'stopped by a signal' : 'interrupted'})`);
     return { run: await takeOverRun(db.kysely, unfinished.runId, unfinished.source), resumed: true };
   }
   if (unfinished) {
     const why = o.full ? '--full was given' : !o.resumable ? 'a snapshot is not resumed' : 'the job changed since it started';
-    log.warn(`run ${unfinished.runId} of job ${job.name} was interrupted and cannot be resumed (${why}); starting a fresh run`);
-    await abandonRun(db.kysely, unfinished.runId, why);
+    // A crashed run's request count was never written (it is recorded at the run's end or stop).
+    const how = unfinished.status === 'stopped' ? `stopped by a signal after ${unfinished.requests} requests` : 'interrupted';
+    const was = `run ${unfinished.runId} of job ${job.name} (${how})`;
+    // --full is a choice, not a fault: say what it does with the run it could have resumed.
+    if (o.full && o.resumable && unfinished.jobHash === o.loaded.hash) {
+      log.warn(`--full: not resuming ${was}; it is closed as failed and a fresh full run starts (without --full the next run would resume it)`);
+    } else {
+      log.warn(`${was} is not resumed (${why}); it is closed as failed and a fresh run starts`);
+    }
+    await abandonRun(db.kysely, unfinished.runId, why, unfinished.status);
   }
   // The job as run, with every credential removed: efa.runs is read by analysts.
   const options = redactDeep({ ...job, file: o.loaded.file }, o.secrets);

@@ -4,8 +4,8 @@ import type { ServerMessage } from '../efa/index.js';
 import { ExitCode, exitCodeOf } from '../errors.js';
 import type { RateHistory } from './client.js';
 
-/** A run's status once it ended. */
-export type EndStatus = Exclude<RunStatus, 'running'>;
+/** A run's status once it ended by itself (a signal's `stopped` is not an end: the run resumes). */
+export type EndStatus = Exclude<RunStatus, 'running' | 'stopped'>;
 
 /** Units of work per operation and outcome, as efa.run_tiles holds them. */
 export type UnitCounts = Readonly<Record<string, UnitStats>>;
@@ -27,7 +27,8 @@ export interface RunSummary {
   readonly source: string;
   /** The response dialect the run read (for `auto`, the one detected). */
   readonly dialect: string;
-  readonly status: EndStatus;
+  /** How the run ended; `stopped` when SIGTERM/SIGINT ended the process (exit 143/130; the next run resumes it). */
+  readonly status: EndStatus | 'stopped';
   readonly exitCode: number;
   /** This run continued one that had been interrupted. */
   readonly resumed: boolean;
@@ -70,6 +71,35 @@ const statusExit = { succeeded: ExitCode.succeeded, partial: ExitCode.partial, f
  */
 export function runExitCode(status: EndStatus, failure: unknown): ExitCode {
   return failure !== undefined && exitCodeOf(failure) === ExitCode.usage ? ExitCode.usage : statusExit[status];
+}
+
+/** A run as far as a stop signal let it get: what `--json` prints for it (no rows: nothing was finalised). */
+export function stoppedRunSummary(o: {
+  readonly runId: string;
+  readonly job: string;
+  readonly source: string;
+  readonly dialect: string;
+  readonly exitCode: number;
+  readonly resumed: boolean;
+  readonly durationS: number;
+  readonly requests: number;
+  readonly requestsByOperation: Readonly<Record<string, number>>;
+  readonly retries: number;
+  readonly db: string;
+  readonly error: string;
+}): RunSummary {
+  return {
+    ...o,
+    status: 'stopped',
+    relations: {},
+    stats: { _units: {}, _rejects: 0 },
+    units: {},
+    rejects: 0,
+    failures: [],
+    capped: [],
+    heldDeletions: [],
+    messages: [],
+  };
 }
 
 /** Milliseconds as seconds with one decimal: every duration of a run is rounded so. */

@@ -221,16 +221,18 @@ describe('errors the way a scheduler and a person read them', () => {
     expect(lines[0]).toMatchObject({ level: 'error', exitCode: 2, msg: "unknown option '--no-such-option'" });
   });
 
-  it('an unreachable database is exit 1 and one line naming it, redacted, and that the next run resumes; no stack', async () => {
+  // Issue 30: a database refused before any run was opened said "lost the database … the next run resumes"
+  // with exit 1; nothing was started, so it is a temporary failure (exit 75) that says so.
+  it('an unreachable database before any run: exit 75 and one honest line naming it, redacted; no stack', async () => {
     const file = join(dir, 'ok.json');
     await writeFile(file, JSON.stringify({ name: 'nodb', baseUrl: 'http://127.0.0.1:9/efa', region: { bbox: [9, 48, 9.1, 48.1] }, rateLimit: { requestsPerSecond: 5, concurrency: 1 }, sweeps: { addInfo: { publicationStatus: 'current' } } }));
     const r = await runCli(['run', file, '--log-format', 'json'], { ...clean, DATABASE_URL: 'postgres://efa:hunter2@127.0.0.1:1/efa' });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(75);
     const lines = jsonLines(r.stderr);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 'error', error: 'DatabaseUnavailableError', exitCode: 1 });
-    expect(String(lines[0]?.['msg'])).toMatch(/^lost the database postgres:\/\/efa:\*\*\*@127\.0\.0\.1:1\/efa \(connect ECONNREFUSED 127\.0\.0\.1:1\)/);
-    expect(String(lines[0]?.['msg'])).toContain('the next `efa-sync run` of job nodb resumes');
+    expect(lines[0]).toMatchObject({ level: 'error', error: 'DatabaseUnavailableError', exitCode: 75 });
+    expect(String(lines[0]?.['msg'])).toMatch(/^cannot reach the database postgres:\/\/efa:\*\*\*@127\.0\.0\.1:1\/efa \(connect ECONNREFUSED 127\.0\.0\.1:1\): nothing was started for job nodb; try again later/);
+    expect(String(lines[0]?.['msg'])).not.toMatch(/lost the database|resumes/);
     expect(r.stderr).not.toContain('hunter2');
     expect(r.stderr).not.toMatch(/\n\s+at /);
 

@@ -53,7 +53,9 @@ describe('one error-to-text and one exit-code mapping', () => {
   it('maps the contract exit codes carried by named errors, anything else to 1', () => {
     expect(exitCodeOf(new ConfigError('bad', 'x'))).toBe(ExitCode.usage);
     expect(exitCodeOf(new LockedError('held'))).toBe(ExitCode.locked);
-    expect(exitCodeOf(new DatabaseUnavailableError('postgres://h/db', 'j', { cause: new Error('gone') }))).toBe(ExitCode.failed);
+    // Lost during a run: exit 1, the next run resumes it; before any run was opened: 75, try again later.
+    expect(exitCodeOf(new DatabaseUnavailableError('postgres://h/db', 'j', { cause: new Error('gone'), runId: '7' }))).toBe(ExitCode.failed);
+    expect(exitCodeOf(new DatabaseUnavailableError('postgres://h/db', 'j', { cause: new Error('gone') }))).toBe(ExitCode.temporaryFailure);
     expect(exitCodeOf(new Error('plain'))).toBe(ExitCode.failed);
     expect(exitCodeOf(Object.assign(new Error('odd'), { exitCode: 77 }))).toBe(ExitCode.failed);
     expect(exitCodeOf(undefined)).toBe(ExitCode.failed);
