@@ -13,6 +13,7 @@ import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, whenDatabaseLost, type CommonOptions } from './common.js';
 import { stopOnSignal } from './stop.js';
+import { acceptDeletionsFrom } from './accept-deletions.js';
 import { redactUrl } from '../util/redact.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
 
@@ -24,7 +25,7 @@ interface RunOptions extends CommonOptions {
   concurrency?: number;
   full?: boolean;
   statementTimeout?: number;
-  acceptDeletions?: boolean;
+  acceptDeletions?: string | boolean;
   now?: string;
 }
 
@@ -115,6 +116,7 @@ export function registerRun(program: Command): void {
       // Named as the operator gave it: on the command line or in the environment.
       const nowName = cmd.getOptionValueSource('now') === 'env' ? NOW_ENV : '--now';
       const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
+      const acceptDeletions = acceptDeletionsFrom(opts.acceptDeletions, cmd.getOptionValueSource('acceptDeletions'), log);
       const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
       if (takenAt !== undefined && !isSnapshotJob(loaded.job)) {
         throw new ConfigError(
@@ -138,7 +140,7 @@ export function registerRun(program: Command): void {
               requestsPerSecond: opts.rps,
               concurrency: opts.concurrency,
               full: opts.full ?? false,
-              acceptDeletions: opts.acceptDeletions ?? false,
+              ...(acceptDeletions !== undefined ? { acceptDeletions } : {}),
               dialect: opts.dialect,
               signal: controller.signal,
               progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
