@@ -99,7 +99,7 @@ function warnDeletions({ log, run }: RunContext, gone: GoneOutcome): void {
     const why = refused.get(h.relation);
     const todo =
       why !== undefined ? `--accept-deletions did not release them: ${why}`
-      : h.reason === 'empties' ? 'An answer that empties a relation is never released: check the upstream; if the deployment really removed every one, take the sweep out of the job'
+      : h.reason === 'empties' ? 'An answer that empties a relation is never released, not by --accept-deletions either: check the upstream; if the deployment really removed every one, take the sweep out of the job'
       : `If the deployment really removed them, run again with --accept-deletions ${run.runId} (releases what this run held, no more), or raise maxGonePercent in the job.`;
     log.warn(`${heldDeletionText(h)}. ${todo}`);
   }
