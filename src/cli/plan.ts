@@ -9,7 +9,7 @@ import { sourceOf, sweptPinTypes } from '../relations/index.js';
 import { planCoordTiles, planRun, type RunPlan } from '../sweep/plan.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { formatTable } from '../util/table.js';
-import { addCommonOptions, dbOption, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addCommonOptions, dbOption, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
 
 /** What a database knows that shapes the next night of a job. */
 export interface NightKnowledge {
@@ -40,6 +40,7 @@ export function registerPlan(program: Command): void {
     .addOption(dbOption('plan the next night from what this database knows (postgres://… or pglite:<dir>); without it, the first night'));
   addCommonOptions(cmd, ['baseUrl', 'json', 'log']).action(async (jobArg: string, opts: CommonOptions) => {
     const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+    loggerFor(opts).info(`job ${loaded.job.name} loaded from ${loaded.file}`);
     const known = opts.db ? await knownFromDb(opts.db, loaded.job, loaded.region) : undefined;
     const plan = planNight(loaded.job, loaded.region, known);
     if (opts.json) {

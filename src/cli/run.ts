@@ -118,6 +118,7 @@ export function registerRun(program: Command): void {
       const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
       const acceptDeletions = acceptDeletionsFrom(opts.acceptDeletions, cmd.getOptionValueSource('acceptDeletions'), log);
       const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+      log.info(`job ${loaded.job.name} loaded from ${loaded.file}`);
       if (takenAt !== undefined && !isSnapshotJob(loaded.job)) {
         throw new ConfigError(
           `${nowName}: job ${loaded.job.name} is a nightly job; only a snapshot job (sweeps.vehicles or sweeps.parking) takes a time. Unset ${nowName}${nowName === NOW_ENV ? '' : ` (and ${NOW_ENV})`} for this job.`,
