@@ -46,7 +46,11 @@ export function printRunSummary(summary: RunSummary, log: Logger): void {
   if (summary.coord) {
     log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);
   }
-  for (const c of summary.capped.slice(0, 10)) log.warn(`capped tile ${c.unit} (${c.hits} hits): objects beyond the cap may be missing`);
+  // One cause, one warning: the verdict above already counts the capped units; which they are is detail.
+  if (summary.capped.length > 0) {
+    const first = summary.capped.slice(0, 5).map((c) => `${c.unit} (${c.hits} hits)`).join(', ');
+    log.info(`capped tiles: ${summary.capped.length}${summary.capped.length > 5 ? `, the first ${first}` : `: ${first}`}; efa.run_tiles lists them all`);
+  }
   for (const f of summary.failures.slice(0, 10)) log.warn(`failed ${f.operation} ${f.unit}: ${f.error}`);
   if (summary.failures.length > 10) log.warn(`… and ${summary.failures.length - 10} more failures (efa.run_tiles has them all)`);
 }
@@ -177,7 +181,8 @@ export function registerRun(program: Command): void {
  * Exit 3 at least, with the order a bbox is read in and the swapped box.
  */
 function withEmptyRegionVerdict(summary: RunSummary, region: ResolvedRegion, log: Logger): RunSummary {
-  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status === 'failed') return summary;
+  // A run that is partial or failed already said why (answers not spatial, tiles failed): the bbox hint would mislead.
+  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status !== 'succeeded') return summary;
   log.warn(`coordInfo: the region answered no object at all in ${summary.coord.requests} request(s): ${regionOrderHint(region)}`);
   return summary.exitCode === ExitCode.succeeded ? { ...summary, exitCode: ExitCode.partial } : summary;
 }
