@@ -181,8 +181,8 @@ export function registerRun(program: Command): void {
  * Exit 3 at least, with the order a bbox is read in and the swapped box.
  */
 function withEmptyRegionVerdict(summary: RunSummary, region: ResolvedRegion, log: Logger): RunSummary {
-  // A run that is partial or failed already said why (answers not spatial, tiles failed): the bbox hint would mislead.
-  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status !== 'succeeded') return summary;
+  // Capped units answered full boxes: the region answered plenty (however untrusted), and the bbox hint would mislead.
+  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status === 'failed' || summary.capped.length > 0) return summary;
   log.warn(`coordInfo: the region answered no object at all in ${summary.coord.requests} request(s): ${regionOrderHint(region)}`);
   return summary.exitCode === ExitCode.succeeded ? { ...summary, exitCode: ExitCode.partial } : summary;
 }
