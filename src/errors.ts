@@ -196,7 +196,7 @@ export function exitCodeOf(error: unknown): ExitCode {
  * their parts or their code stand in.
  */
 export function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return thrownValueText(error);
   const own = ownText(error);
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error) {
@@ -204,6 +204,23 @@ export function errorText(error: unknown): string {
     if (causeText && !own.includes(causeText)) return own ? `${own}: ${causeText}` : causeText;
   }
   return own || error.name;
+}
+
+/**
+ * A thrown value that is no Error (a library may throw a plain object, as PGlite does for a data
+ * directory another process holds): its message or code, else its JSON, never "[object Object]".
+ */
+function thrownValueText(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  const { message, code } = value as { message?: unknown; code?: unknown };
+  if (typeof message === 'string' && message !== '') return typeof code === 'string' ? `${message} (${code})` : message;
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined && json !== '{}') return json.length > 500 ? `${json.slice(0, 500)}…` : json;
+  } catch {
+    // A cycle: fall through to the constructor's name.
+  }
+  return `a thrown ${value.constructor?.name ?? 'object'} without a message`;
 }
 
 function ownText(error: Error): string {

@@ -102,8 +102,8 @@ const commonOptions = {
     new Option('--metrics-file <path>', d).env(OPTION_ENV.metricsFile),
   full: (d = 'ignore incremental state and sweep everything') => new Option('--full', d).env(OPTION_ENV.full),
   acceptDeletions: (
-    d = "mark gone what this run found gone even past the job's maxGonePercent (after a night the mass-deletion guard held, once you checked the deployment really removed them)",
-  ) => new Option('--accept-deletions', d).env(OPTION_ENV.acceptDeletions),
+    d = 'release what the mass-deletion guard held in run <run-id> (see `efa-sync runs`), once you checked the deployment really removed them: that run\'s relations, up to the counts it held, while it is the job\'s last finished run. Never an answer that empties a relation or a region that answered nothing. Bare (or EFA_ACCEPT_DELETIONS=1): deprecated, releases any night\'s share holds',
+  ) => new Option('--accept-deletions [run-id]', d).env(OPTION_ENV.acceptDeletions),
   statementTimeout: (
     d = `PostgreSQL: cancel a database statement of the run that takes longer, in seconds (0 = no limit; default ${defaultStatementTimeoutS})`,
   ) => checked(new Option('--statement-timeout <s>', d).env(OPTION_ENV.statementTimeout), seconds),
@@ -192,8 +192,9 @@ export function dropUnsetEnvironment(program: Command, env: NodeJS.ProcessEnv = 
       if (!option.envVar) continue;
       const value = env[option.envVar];
       if (value === undefined) continue;
-      const isFlag = !option.required && !option.optional;
-      if (value.trim() === '' || (isFlag && falseWords.test(value.trim()))) delete env[option.envVar];
+      // A flag, or an option whose value may be left out (--accept-deletions [run-id]).
+      const mayBeFlag = !option.required;
+      if (value.trim() === '' || (mayBeFlag && falseWords.test(value.trim()))) delete env[option.envVar];
     }
     cmd.commands.forEach(visit);
   };

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
+import { packageRoot } from '../util/package-root.js';
 import { runJob } from '../run/index.js';
 import { formatTable } from '../util/table.js';
 import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
@@ -48,7 +49,8 @@ export function registerDemo(program: Command): void {
     log.info(`simulator with ${sim.world.pinCount} pins at ${sim.url}`);
     const db = await openDb(dbUrlFrom(opts.db));
     try {
-      const loaded = await loadJob('demo');
+      // The package's own demo job by its path: a bare name would look in the current directory's jobs/ first.
+      const loaded = await loadJob(join(packageRoot, 'jobs', 'demo.json'));
       const summary = await runJob({ loaded, db, log, baseUrl: sim.url, progress: process.stderr.isTTY ? 'bar' : 'lines' });
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(summary)}\n`);

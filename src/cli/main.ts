@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { createLogger } from '../util/log.js';
+import { keepBareAcceptDeletions } from './accept-deletions.js';
 import { checkOptionValues, dropUnsetEnvironment, explainUncaught, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { registerDemo } from './demo.js';
 import { exitCodeHelp } from './exit-code-table.js';
@@ -65,7 +66,7 @@ process.on('uncaughtException', (error) => {
 });
 
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(keepBareAcceptDeletions(process.argv));
 } catch (error) {
   // Help and version exit 0; any other parse failure is bad usage (contract: exit 2). Every other
   // error is mapped by reportFailure, the one place that turns an error into text and an exit code.

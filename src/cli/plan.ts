@@ -59,6 +59,7 @@ export function registerPlan(program: Command): void {
     const file = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
     // --base-url wins over the job's baseUrl, as it does for `run`.
     const loaded = opts.baseUrl === undefined ? file : { ...file, job: { ...file.job, baseUrl: opts.baseUrl } };
+    loggerFor(opts).info(`job ${loaded.job.name} loaded from ${loaded.file}`);
     const known = opts.db ? await knownFromDb(opts.db, loaded.job, loaded.region) : undefined;
     const plan = planNight(loaded.job, loaded.region, known);
     const probes = opts.probe === undefined ? undefined : opts.probe === true ? DEFAULT_PROBES : opts.probe;

@@ -16,6 +16,7 @@ import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, when
 import { stopOnSignal } from './stop.js';
 import { runLineage } from './lineage.js';
 import { exitCodeHelp } from './exit-code-table.js';
+import { acceptDeletionsFrom } from './accept-deletions.js';
 import { redactUrl } from '../util/redact.js';
 import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../snapshot/when.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
@@ -28,7 +29,7 @@ interface RunOptions extends CommonOptions {
   concurrency?: number;
   full?: boolean;
   statementTimeout?: number;
-  acceptDeletions?: boolean;
+  acceptDeletions?: string | boolean;
   now?: string;
   openlineageUrl?: string;
 }
@@ -58,7 +59,11 @@ export function printRunSummary(summary: RunSummary, log: Logger): void {
   if (summary.coord) {
     log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);
   }
-  for (const c of summary.capped.slice(0, 10)) log.warn(`capped tile ${c.unit} (${c.hits} hits): objects beyond the cap may be missing`);
+  // One cause, one warning: the verdict above already counts the capped units; which they are is detail.
+  if (summary.capped.length > 0) {
+    const first = summary.capped.slice(0, 5).map((c) => `${c.unit} (${c.hits} hits)`).join(', ');
+    log.info(`capped tiles: ${summary.capped.length}${summary.capped.length > 5 ? `, the first ${first}` : `: ${first}`}; efa.run_tiles lists them all`);
+  }
   for (const f of summary.failures.slice(0, 10)) log.warn(`failed ${f.operation} ${f.unit}: ${f.error}`);
   if (summary.failures.length > 10) log.warn(`… and ${summary.failures.length - 10} more failures (efa.run_tiles has them all)`);
 }
@@ -130,7 +135,9 @@ export function registerRun(program: Command): void {
       // Named as the operator gave it: on the command line or in the environment.
       const nowName = cmd.getOptionValueSource('now') === 'env' ? NOW_ENV : '--now';
       const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
+      const acceptDeletions = acceptDeletionsFrom(opts.acceptDeletions, cmd.getOptionValueSource('acceptDeletions'), log);
       const loaded = await loadJob(jobArg, process.cwd(), { baseUrl: opts.baseUrl });
+      log.info(`job ${loaded.job.name} loaded from ${loaded.file}`);
       if (takenAt !== undefined && !isSnapshotJob(loaded.job)) {
         throw new ConfigError(
           `${nowName}: job ${loaded.job.name} is a nightly job; only a snapshot job (sweeps.vehicles or sweeps.parking) takes a time. Unset ${nowName}${nowName === NOW_ENV ? '' : ` (and ${NOW_ENV})`} for this job.`,
@@ -184,7 +191,7 @@ export function registerRun(program: Command): void {
               requestsPerSecond: opts.rps,
               concurrency: opts.concurrency,
               full: opts.full ?? false,
-              acceptDeletions: opts.acceptDeletions ?? false,
+              ...(acceptDeletions !== undefined ? { acceptDeletions } : {}),
               dialect: opts.dialect,
               signal: controller.signal,
               onOpened: (opened) => {
@@ -259,7 +266,8 @@ async function recordRunStop(
  * Exit 3 at least, with the order a bbox is read in and the swapped box.
  */
 function withEmptyRegionVerdict(summary: RunSummary, region: ResolvedRegion, log: Logger): RunSummary {
-  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status === 'failed') return summary;
+  // Capped units answered full boxes: the region answered plenty (however untrusted), and the bbox hint would mislead.
+  if (summary.coord === undefined || summary.coord.pins > 0 || summary.status === 'failed' || summary.capped.length > 0) return summary;
   log.warn(`coordInfo: the region answered no object at all in ${summary.coord.requests} request(s): ${regionOrderHint(region)}`);
   return summary.exitCode === ExitCode.succeeded ? { ...summary, exitCode: ExitCode.partial } : summary;
 }

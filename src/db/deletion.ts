@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { entities, ordered, type Relation } from '../relations/index.js';
 import type { Tx } from './connect.js';
 import type { RunRef } from './merge.js';
-import type { HeldDeletion } from './run-record.js';
+import { readRunMeta, type HeldDeletion } from './run-record.js';
 
 /**
  * The end of a run's deletions: what it looked for in its own scope and did not find is marked gone
@@ -14,7 +14,23 @@ export interface GoneOutcome {
   readonly marked: Partial<Record<Relation, number>>;
   /** Relations whose deletions the mass-deletion guard held. */
   readonly held: HeldDeletion[];
+  /** Holds `--accept-deletions` released: marked gone although the guard would have held them (warned loudly). */
+  readonly released: HeldDeletion[];
+  /** Holds an --accept-deletions did not release, and why (an emptied relation, a region that answered nothing, another run's count). */
+  readonly refused: { readonly hold: HeldDeletion; readonly why: string }[];
 }
+
+/**
+ * What `--accept-deletions` releases. `run`: exactly what one checked run held (each relation it held,
+ * up to the count it held), only while that run is the job's last finished one, so an option left in
+ * a CronJob releases no later night. `any`: the deprecated bare flag, any night's `share` and
+ * `cycle` holds. Neither ever releases an answer that empties a relation, nor a night whose region
+ * answered nothing: that is what a lying or broken upstream looks like.
+ */
+export type DeletionRelease =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'any' }
+  | { readonly kind: 'run'; readonly runId: string; readonly held: readonly HeldDeletion[] | undefined; readonly notLatest?: string };
 
 /** Gone stops take their stop-line pairs along, and a line is gone only once no live pair serves it (each relation's goneAfter). */
 const deletionOrder: readonly Relation[] = ordered('goneAfter');
@@ -24,8 +40,8 @@ export const guardFloor = 10;
 
 export interface DeletionGuard {
   readonly maxGonePercent: number;
-  /** --accept-deletions: mark what the run found gone, whatever the guard says. */
-  readonly accept: boolean;
+  /** --accept-deletions: which holds may be released (releaseOf decides for each). */
+  readonly release: DeletionRelease;
   /** The job whose earlier runs make up a rolling-refresh cycle. */
   readonly jobName: string;
   /**
@@ -49,7 +65,7 @@ export function heldBy(
   counts: { wouldMark: number; liveInScope: number; markedEarlierInCycle: number; cycleRuns: number },
 ): HeldDeletion | undefined {
   const { wouldMark, liveInScope, markedEarlierInCycle, cycleRuns } = counts;
-  if (guard.accept || wouldMark === 0) return undefined;
+  if (wouldMark === 0) return undefined;
   const base = { relation, wouldMark, liveInScope, maxGonePercent: guard.maxGonePercent };
   if (wouldMark >= liveInScope) return { ...base, reason: 'empties' };
   const limit = guard.maxGonePercent / 100;
@@ -58,6 +74,22 @@ export function heldBy(
   if (cycleRuns > 1 && cumulative > guardFloor && cumulative > limit * (liveInScope + markedEarlierInCycle)) {
     return { ...base, reason: 'cycle', markedEarlierInCycle, cycleRuns };
   }
+  return undefined;
+}
+
+/**
+ * Whether `--accept-deletions` releases a hold: undefined when it does, else why not (for the log).
+ * `answeredNothing`: the run saw no object of any relation.
+ */
+export function refusalOf(release: DeletionRelease, hold: HeldDeletion, answeredNothing: boolean): string | undefined {
+  if (release.kind === 'none') return 'no --accept-deletions';
+  if (hold.reason === 'empties') return 'an answer that empties a relation is never released by --accept-deletions';
+  if (answeredNothing) return 'the region answered no object at all this run: --accept-deletions never releases such a night';
+  if (release.kind === 'any') return undefined;
+  if (release.notLatest !== undefined) return release.notLatest;
+  const checked = release.held?.find((h) => h.relation === hold.relation);
+  if (checked === undefined) return `run ${release.runId} held no ${hold.relation} deletions`;
+  if (hold.wouldMark > checked.wouldMark) return `run ${release.runId} held ${checked.wouldMark}, this run would mark ${hold.wouldMark}: more than was checked`;
   return undefined;
 }
 
@@ -83,6 +115,10 @@ export function heldDeletionText(h: HeldDeletion): string {
 export async function markGone(tx: Tx, run: RunRef, relations: readonly Relation[], guard: DeletionGuard): Promise<GoneOutcome> {
   const marked: Partial<Record<Relation, number>> = {};
   const held: HeldDeletion[] = [];
+  const released: HeldDeletion[] = [];
+  const refused: GoneOutcome['refused'] = [];
+  // Nothing seen at all: every relation empties, the shape of an upstream that lies or broke.
+  const answeredNothing = guard.seen !== undefined && Object.values(guard.seen).every((n) => !n);
   await sql`CREATE TEMP TABLE IF NOT EXISTS efa_gone_keys (key text PRIMARY KEY)`.execute(tx.kysely);
   for (const relation of deletionOrder.filter((r) => relations.includes(r))) {
     if (relation === 'pins' && (await everyLivePinSeen(tx, run, guard.seen?.pins))) continue;
@@ -92,19 +128,22 @@ export async function markGone(tx: Tx, run: RunRef, relations: readonly Relation
     const count = await sql<{ n: number }>`SELECT count(*)::int AS n FROM efa_gone_keys`.execute(tx.kysely);
     const wouldMark = count.rows[0]?.n ?? 0;
     if (wouldMark === 0) continue;
-    if (!guard.accept) {
-      const live = await sql<{ n: string }>`SELECT efa.live_in_scope(${run.runId}::bigint, ${relation})::text AS n`.execute(tx.kysely);
-      const cycleRuns = guard.cycleRuns?.[relation] ?? 1;
-      const hold = heldBy(guard, relation, {
-        wouldMark,
-        liveInScope: Number(live.rows[0]?.n ?? 0),
-        markedEarlierInCycle: cycleRuns > 1 ? await markedByEarlierRuns(tx, guard.jobName, run.runId, relation, cycleRuns - 1) : 0,
-        cycleRuns,
-      });
-      if (hold) {
+    const live = await sql<{ n: string }>`SELECT efa.live_in_scope(${run.runId}::bigint, ${relation})::text AS n`.execute(tx.kysely);
+    const cycleRuns = guard.cycleRuns?.[relation] ?? 1;
+    const hold = heldBy(guard, relation, {
+      wouldMark,
+      liveInScope: Number(live.rows[0]?.n ?? 0),
+      markedEarlierInCycle: cycleRuns > 1 ? await markedByEarlierRuns(tx, guard.jobName, run.runId, relation, cycleRuns - 1) : 0,
+      cycleRuns,
+    });
+    if (hold) {
+      const why = refusalOf(guard.release, hold, answeredNothing);
+      if (why !== undefined) {
         held.push(hold);
+        if (guard.release.kind !== 'none') refused.push({ hold, why });
         continue;
       }
+      released.push(hold);
     }
     const { table, key, goneColumn } = entities[relation];
     const r = await sql<{ n: number }>`
@@ -119,7 +158,7 @@ export async function markGone(tx: Tx, run: RunRef, relations: readonly Relation
       ) SELECT count(*)::int AS n FROM gone`.execute(tx.kysely);
     marked[relation] = r.rows[0]?.n ?? 0;
   }
-  return { marked, held };
+  return { marked, held, released, refused };
 }
 
 /**
@@ -144,4 +183,29 @@ async function markedByEarlierRuns(tx: Tx, jobName: string, runId: string, relat
     WHERE c.relation = ${relation} AND c.op = 'delete'
       AND c.run_id IN (SELECT run_id FROM efa.runs WHERE job_name = ${jobName} AND run_id < ${runId}::bigint ORDER BY run_id DESC LIMIT ${runs})`.execute(tx.kysely);
   return r.rows[0]?.n ?? 0;
+}
+
+/**
+ * `--accept-deletions <run id>` made concrete inside the run's end transaction: what that run held,
+ * if it is a run of this job and still the job's last finished run before this one. A later finished
+ * run (the one that released it, or any other night) means its holds are settled or stale, and an
+ * option left in a CronJob then releases nothing (notLatest says why).
+ */
+export async function releaseOfRun(tx: Tx, jobName: string, thisRunId: string, acceptedRunId: string): Promise<DeletionRelease> {
+  const base = { kind: 'run' as const, runId: acceptedRunId };
+  const accepted = await sql<{ job_name: string; meta: unknown; stats: unknown }>`
+    SELECT job_name, meta, stats FROM efa.runs WHERE run_id = ${acceptedRunId}::bigint`.execute(tx.kysely);
+  const row = accepted.rows[0];
+  if (row === undefined) return { ...base, held: undefined, notLatest: `there is no run ${acceptedRunId}` };
+  if (row.job_name !== jobName) return { ...base, held: undefined, notLatest: `run ${acceptedRunId} is a run of job ${row.job_name}, not ${jobName}` };
+  const last = await sql<{ run_id: string }>`
+    SELECT run_id::text AS run_id FROM efa.runs
+    WHERE job_name = ${jobName} AND run_id < ${thisRunId}::bigint AND status IN ('succeeded', 'partial')
+    ORDER BY run_id DESC LIMIT 1`.execute(tx.kysely);
+  const lastId = last.rows[0]?.run_id;
+  const held = readRunMeta(row.meta, row.stats)?.heldDeletions ?? [];
+  if (lastId !== acceptedRunId) {
+    return { ...base, held, notLatest: `run ${acceptedRunId} is not job ${jobName}'s last finished run (${lastId ?? 'none'} is): what it held was settled or is stale` };
+  }
+  return { ...base, held };
 }

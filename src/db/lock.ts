@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { sql } from 'kysely';
 import { ExitCode } from '../errors.js';
+import type { Db } from './connect.js';
 
 /** Another run of the same job (or, on PGlite, another process on the same database) is running: exit 4. */
 export class LockedError extends Error {
@@ -54,6 +56,26 @@ export async function lockDataDir(dataDir: string): Promise<{ update(info: Parti
       if (current.pid === process.pid) await rm(file, { force: true });
     },
   };
+}
+
+/**
+ * Who holds an advisory lock on a bigint key, for a message: pid, role, application and since when
+ * (pg_locks keeps a bigint key as classid = high half, objid = low half, objsubid = 1). Any role
+ * may read both views; another role's query text stays hidden, which is why it is not shown.
+ */
+export async function advisoryKeyHolder(db: Db, key: number): Promise<string | undefined> {
+  const r = await sql<{ pid: number; usename: string | null; application_name: string | null; client_addr: string | null; xact_start: Date | null }>`
+    SELECT a.pid, a.usename::text AS usename, a.application_name, a.client_addr::text AS client_addr, a.xact_start
+    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+      AND l.classid = ${Math.floor(key / 2 ** 32)}::oid AND l.objid = ${key % 2 ** 32}::oid
+    LIMIT 1`.execute(db.kysely);
+  const h = r.rows[0];
+  if (h === undefined) return undefined;
+  const app = h.application_name ? `, application "${h.application_name}"` : '';
+  const from = h.client_addr ? ` from ${h.client_addr}` : '';
+  const since = h.xact_start ? `, in a transaction since ${new Date(h.xact_start).toISOString()}` : '';
+  return `session pid ${h.pid} (role ${h.usename ?? '?'}${app}${from}${since})`;
 }
 
 /** The part of a pg client the job lock needs (a pool client on its own connection). */

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { packageRoot } from '../util/package-root.js';
 import { backfillRunScopes } from './backfill.js';
 import type { Db } from './connect.js';
+import { advisoryKeyHolder, LockedError } from './lock.js';
 
 export interface Migration {
   readonly version: number;
@@ -35,8 +36,31 @@ export async function readMigrations(dir = sqlDir): Promise<Migration[]> {
   );
 }
 
-// Any fixed number shared by all efa-sync processes: migrations of two processes must not interleave.
+// Any fixed number shared by all efa-sync processes: the lock of a database without efa.schema_migrations
+// yet (any role may take an advisory key, so that wait is bounded and names the holder).
 const migrationLockKey = 4_711_001;
+/** How long the first migrate of a database waits for the fixed key before naming who holds it. */
+export const bootstrapLockWaitS = 60;
+
+/**
+ * The statement that serialises migrations: from version 20 on an EXCLUSIVE lock on a table in
+ * efa_private, which a reader can neither take nor block (sql/020); before, the fixed advisory key,
+ * waited for at most bootstrapLockWaitS.
+ */
+async function migrationLockStatement(db: Db): Promise<string> {
+  const r = await sql<{ t: string | null }>`SELECT to_regclass('efa_private.migration_lock')::text AS t`.execute(db.kysely);
+  return r.rows[0]?.t ? 'LOCK TABLE efa_private.migration_lock IN EXCLUSIVE MODE;' : `SET LOCAL lock_timeout = '${bootstrapLockWaitS}s'; SELECT pg_advisory_xact_lock(${migrationLockKey});`;
+}
+
+/** A wait for the fixed key that ran out: exit 4, naming the session that holds it (pg_locks, pg_stat_activity). */
+async function explainLockTimeout(db: Db, error: unknown): Promise<never> {
+  if ((error as { code?: unknown } | null)?.code !== '55P03') throw error;
+  const holder = await advisoryKeyHolder(db, migrationLockKey).catch(() => undefined);
+  throw new LockedError(
+    `migrations wait for advisory lock ${migrationLockKey}, held for more than ${bootstrapLockWaitS} s by ${holder ?? 'another session'}: ` +
+      'if that is no efa-sync migrate, end it (SELECT pg_terminate_backend(<pid>)) and run again; once migration 20 is applied no reader can take this lock',
+  );
+}
 
 export interface MigrateResult {
   readonly applied: readonly number[];
@@ -48,13 +72,20 @@ export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
   const migrations = await readMigrations(dir);
   // Under the migration lock: two first runs on an empty database would both create the schema,
   // and IF NOT EXISTS does not make that safe (one fails on the catalog's unique index).
-  await db.exec(`BEGIN;
+  // A database that has the table takes no lock at all here: an up-to-date one none anywhere.
+  const bootstrapped = await sql<{ t: string | null }>`SELECT to_regclass('efa.schema_migrations')::text AS t`.execute(db.kysely);
+  if (!bootstrapped.rows[0]?.t) {
+    await db
+      .exec(`BEGIN;
+    SET LOCAL lock_timeout = '${bootstrapLockWaitS}s';
     SELECT pg_advisory_xact_lock(${migrationLockKey});
     CREATE SCHEMA IF NOT EXISTS efa;
     CREATE TABLE IF NOT EXISTS efa.schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now()
     );
-    COMMIT;`);
+    COMMIT;`)
+      .catch((e: unknown) => explainLockTimeout(db, e));
+  }
   const applied: number[] = [];
   for (const m of migrations) {
     const done = await db.kysely.selectFrom('efa.schema_migrations').select(['checksum']).where('version', '=', m.version).executeTakeFirst();
@@ -63,8 +94,9 @@ export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
       continue;
     }
     // One script per transaction; the lock and the re-check make a concurrent migrate a no-op.
+    const lock = await migrationLockStatement(db);
     const appliedNow = await db.exec(`BEGIN;
-      SELECT pg_advisory_xact_lock(${migrationLockKey});
+      ${lock}
       DO $$ BEGIN
         IF EXISTS (SELECT 1 FROM efa.schema_migrations WHERE version = ${m.version}) THEN
           RAISE EXCEPTION 'efa-sync: migration ${m.version} applied concurrently';
@@ -77,7 +109,7 @@ export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
       () => true,
       (e: unknown) => {
         if (e instanceof Error && e.message.includes('applied concurrently')) return false;
-        throw e;
+        return explainLockTimeout(db, e);
       },
     );
     if (appliedNow) applied.push(m.version);

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Kysely, PGliteDialect } from 'kysely';
 import { pgOid, type Db, type OpenDbOptions } from './connect.js';
@@ -13,8 +13,11 @@ export async function openPglite(location: string, options: OpenDbOptions = {}):
   const extensions: import('@electric-sql/pglite').Extensions =
     options.geometry === false ? {} : { postgis: (await import('@electric-sql/pglite-postgis')).postgis };
   const memory = location === 'memory' || location === 'memory:' || location === '';
-  const dataDir = memory ? undefined : resolve(location);
-  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const given = memory ? undefined : resolve(location);
+  if (given) await mkdir(given, { recursive: true });
+  // The lock file sits beside the real directory: a second process opening it through a symlink
+  // (or a path with one in it) must meet the same lock, not a file of its own (exit 4, not a clash).
+  const dataDir = given === undefined ? undefined : await realpath(given);
   const dirLock = dataDir ? await lockDataDir(dataDir) : undefined;
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),

@@ -19,17 +19,34 @@ export interface LoadedJob {
   readonly hash: string;
 }
 
-const extensions = ['.json', '.ts', '.js', '.mjs'];
+/** Job files that are code: they run with the user's rights, so only a path the user wrote loads one. */
+const codeExtensions = ['.ts', '.js', '.mjs', '.cjs'];
+const extensions = ['.json', ...codeExtensions];
 
-/** `run <job>` takes a path, or a job name under ./jobs/ or under the package's own jobs/. */
+/**
+ * `run <job>` takes a path, or a job name under ./jobs/ or under the package's own jobs/. A bare
+ * name (no slash, no extension) finds only a .json file: a code file is never run because a
+ * directory the command happens to start in holds jobs/<name>.mjs. Code needs its path
+ * (./jobs/x.ts, x.mjs).
+ */
 export function resolveJobFile(arg: string, cwd = process.cwd()): string {
   const direct = isAbsolute(arg) ? arg : resolve(cwd, arg);
-  if (existsSync(direct) && extensions.includes(extname(direct))) return direct;
-  for (const dir of [join(cwd, 'jobs'), join(packageRoot, 'jobs')]) {
-    for (const ext of extensions) {
-      const candidate = join(dir, `${arg}${ext}`);
-      if (existsSync(candidate)) return candidate;
-    }
+  const bareName = !arg.includes('/') && !arg.includes(sep) && extname(arg) === '';
+  if (!bareName) {
+    if (existsSync(direct) && extensions.includes(extname(direct))) return direct;
+    throw new ConfigError(`job "${arg}" not found: give a path to an existing .json/.ts/.js/.mjs/.cjs file, or a bare job name under jobs/`, 'job');
+  }
+  const dirs = [join(cwd, 'jobs'), join(packageRoot, 'jobs')];
+  for (const dir of dirs) {
+    const candidate = join(dir, `${arg}.json`);
+    if (existsSync(candidate)) return candidate;
+  }
+  const code = dirs.flatMap((dir) => codeExtensions.map((ext) => join(dir, `${arg}${ext}`))).find((f) => existsSync(f));
+  if (code !== undefined) {
+    throw new ConfigError(
+      `job "${arg}": ${code} is code, and a bare job name loads only a .json job: give its path (e.g. ./${relative(cwd, code) || code}) to run it`,
+      'job',
+    );
   }
   throw new ConfigError(`job "${arg}" not found: give a path to a .json/.ts/.js file or a job name under jobs/`, 'job');
 }

@@ -33,7 +33,24 @@ const position = z
     if (Math.abs(lon) > 180) ctx.addIssue({ code: 'custom', path: [0], message: `longitude ${lon} is outside ±180` });
     if (Math.abs(lat) > 90) ctx.addIssue({ code: 'custom', path: [1], message: `latitude ${lat} is outside ±90 (GeoJSON is [lon, lat])` });
   });
-const linearRing = z.array(position).min(4, 'a linear ring needs at least 4 positions');
+/** Twice the signed area of a ring (shoelace), in square degrees: 0 for a ring whose points lie on a line or on one point. */
+function ringArea2(ring: readonly (readonly number[])[]): number {
+  let sum = 0;
+  for (let i = 0; i + 1 < ring.length; i += 1) {
+    const [x0 = 0, y0 = 0] = ring[i] ?? [];
+    const [x1 = 0, y1 = 0] = ring[i + 1] ?? [];
+    sum += x0 * y1 - x1 * y0;
+  }
+  return sum;
+}
+// A ring that encloses no area is refused like a bbox with min = max: a region of zero area has no
+// tile to sweep, and its run would end "succeeded" with exit 3 (the region answered nothing).
+const linearRing = z
+  .array(position)
+  .min(4, 'a linear ring needs at least 4 positions')
+  .superRefine((ring, ctx) => {
+    if (ring.length >= 4 && ringArea2(ring) === 0) ctx.addIssue({ code: 'custom', message: 'the ring encloses no area (its positions lie on one line or one point)' });
+  });
 export const polygonSchema = z.strictObject({ type: z.literal('Polygon'), coordinates: z.array(linearRing).min(1) });
 export const multiPolygonSchema = z.strictObject({
   type: z.literal('MultiPolygon'),

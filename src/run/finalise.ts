@@ -1,6 +1,6 @@
 import type { Tx } from '../db/connect.js';
 import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, seenCounts, unitCounts, unitOutcomes, untrustedUnits, type SeenCounts, type UnitOutcomes } from '../db/ledger.js';
-import { heldDeletionText, markGone, type GoneOutcome } from '../db/deletion.js';
+import { heldDeletionText, markGone, releaseOfRun, type DeletionRelease, type GoneOutcome } from '../db/deletion.js';
 import { refreshAnalystViews } from '../db/views.js';
 import { remarkSilentCapped, silentCapWarning } from '../harvest/index.js';
 import { pruneHistoryFor } from '../history/index.js';
@@ -26,7 +26,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
   const silentCap = ctx.capDetector.effectiveCap;
   const { requestsSent } = rc.jobClient.scheduler;
   const budgetSpent = requestsSent >= rc.requestBudget ? rc.requestBudget : undefined;
-  let gone: GoneOutcome = { marked: {}, held: [] };
+  let gone: GoneOutcome = { marked: {}, held: [], released: [], refused: [] };
   // Whether the run inserted, updated or marked gone any row: a run that did not may skip the views' refresh.
   let changedRows = true;
   // Pins the run saw, counted once in its end transaction (the report's floor reads it too).
@@ -61,9 +61,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
       if (ctx.stats.vehiclesNotStored > 0) {
         log.info(`coordInfo: ${ctx.stats.vehiclesNotStored} sharing vehicle(s) in the answers were not stored as pins (vehicles are the snapshot sweep's time series: sweeps.vehicles)`);
       }
-      for (const h of gone.held) {
-        log.warn(`${heldDeletionText(h)}. If the deployment really removed them, run again with --accept-deletions, or raise maxGonePercent in the job.`);
-      }
+      warnDeletions(rc, gone);
       await pruneSeen(db.kysely, job.name);
       await pruneHistoryFor(db.kysely, job.history);
       await refreshAnalystViews(db, { runChanged: changedRows });
@@ -87,11 +85,40 @@ function warnBudgetAndCap({ log }: RunContext, budgetSpent: number | undefined, 
   }
 }
 
-async function markGoneInScope(tx: Tx, { job, run, options }: RunContext, seen: SeenCounts): Promise<GoneOutcome> {
+/**
+ * What the guard did, loudly: each hold with what to do about it, each hold --accept-deletions
+ * released (the guard was bypassed: an operator must see it in every night's log), and each one it
+ * was asked to release and did not, with why.
+ */
+function warnDeletions({ log, run }: RunContext, gone: GoneOutcome): void {
+  for (const h of gone.released) {
+    log.warn(`--accept-deletions: the mass-deletion guard was bypassed: ${h.relation}: ${h.wouldMark} of ${h.liveInScope} live rows marked gone (it would have held them: ${h.reason ?? 'share'})`);
+  }
+  const refused = new Map(gone.refused.map((r) => [r.hold.relation, r.why]));
+  for (const h of gone.held) {
+    const why = refused.get(h.relation);
+    const todo =
+      why !== undefined ? `--accept-deletions did not release them: ${why}`
+      : h.reason === 'empties' ? 'An answer that empties a relation is never released, not by --accept-deletions either: check the upstream; if the deployment really removed every one, take the sweep out of the job'
+      : `If the deployment really removed them, run again with --accept-deletions ${run.runId} (releases what this run held, no more), or raise maxGonePercent in the job.`;
+    log.warn(`${heldDeletionText(h)}. ${todo}`);
+  }
+}
+
+/** The --accept-deletions of the run as the guard takes it: a run id is looked up in the end transaction. */
+async function releaseFor(tx: Tx, { job, run, options }: RunContext): Promise<DeletionRelease> {
+  const accept = options.acceptDeletions;
+  if (accept === undefined || accept === false) return { kind: 'none' };
+  if (accept === true) return { kind: 'any' };
+  return releaseOfRun(tx, job.name, run.runId, accept.runId);
+}
+
+async function markGoneInScope(tx: Tx, rc: RunContext, seen: SeenCounts): Promise<GoneOutcome> {
+  const { job, run } = rc;
   return markGone(tx, run, sweptRelations(job), {
     seen,
     maxGonePercent: job.maxGonePercent,
-    accept: options.acceptDeletions ?? false,
+    release: await releaseFor(tx, rc),
     jobName: job.name,
     ...(job.sweeps.servingLines?.forStops ? { cycleRuns: { stop_lines: job.sweeps.servingLines.refreshEveryNights } } : {}),
   });

@@ -30,8 +30,12 @@ export interface RunJobOptions {
   readonly dialect?: DialectName | undefined;
   /** Ignore incremental state: plan tiles from scratch, refetch every stop's lines, never resume. */
   readonly full?: boolean;
-  /** Mark gone what this run found gone even past the job's maxGonePercent (`--accept-deletions`). */
-  readonly acceptDeletions?: boolean;
+  /**
+   * `--accept-deletions`: `{ runId }` releases exactly what that run held (while it is the job's last
+   * finished run); `true` is the deprecated bare flag (any night's share and cycle holds). Neither
+   * releases an answer that empties a relation or a night whose region answered nothing.
+   */
+  readonly acceptDeletions?: boolean | { readonly runId: string };
   readonly signal?: AbortSignal;
   /**
    * Told the run once it is opened (or resumed), with the job as it runs: what a stop signal records

@@ -57,7 +57,7 @@ describe('the deletion guard on small relations and slow erosion', () => {
     }
   };
 
-  it('an OpArea answer without providers holds all of them (exit 3), however few; --accept-deletions marks them', async () => {
+  it('an OpArea answer without providers holds all of them (exit 3), however few; --accept-deletions never releases an emptied relation', async () => {
     const path = await job('guard-oparea', { opArea: { mode: 'ALL', geometry: true } });
     const one = await night(path);
     expect(one.code, one.stderr.slice(-2000)).toBe(0);
@@ -79,9 +79,11 @@ describe('the deletion guard on small relations and slow erosion', () => {
     expect(await liveCount('sharing_providers')).toBe(providers.length);
     expect(await liveCount('operating_areas')).toBe(areas);
 
-    const accepted = await night(path, ['--accept-deletions']);
-    expect(accepted.code, accepted.stderr.slice(-2000)).toBe(0);
-    expect(await liveCount('sharing_providers')).toBe(0);
+    // An answer that empties a relation is never released, not even by the held run's own id.
+    const accepted = await night(path, ['--accept-deletions', held.summary.runId]);
+    expect(accepted.code, accepted.stderr.slice(-2000)).toBe(3);
+    expect(accepted.stderr).toMatch(/sharing_providers: .*--accept-deletions did not release them: an answer that empties a relation is never released/);
+    expect(await liveCount('sharing_providers')).toBe(providers.length);
   }, 600_000);
 
   it('an AddInfo answer without notices holds all of them (exit 3)', async () => {

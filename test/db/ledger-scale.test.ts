@@ -74,7 +74,7 @@ describe('finalisation in linear time (100,000 seen keys)', () => {
 
   async function finalise(run: OpenedRun): Promise<{ ms: number; marked: Record<string, number | undefined> }> {
     const started = performance.now();
-    const out = await t.db.transaction((tx) => markGone(tx, run, ['pins', 'lines'], { maxGonePercent: 50, accept: false, jobName: run.source }));
+    const out = await t.db.transaction((tx) => markGone(tx, run, ['pins', 'lines'], { maxGonePercent: 50, release: { kind: 'none' }, jobName: run.source }));
     return { ms: performance.now() - started, marked: out.marked };
   }
 

@@ -54,7 +54,7 @@ describe('runs and the rows that name them (sql/017)', () => {
     await storePins(other, 11, 11);
     await saw(other, 11, 11);
     await saw(two, 1, 9);
-    const out = await t.db.transaction((tx) => markGone(tx, two, ['pins'], { maxGonePercent: 50, accept: false, jobName: 'a' }));
+    const out = await t.db.transaction((tx) => markGone(tx, two, ['pins'], { maxGonePercent: 50, release: { kind: 'none' }, jobName: 'a' }));
     expect(out.marked).toEqual({ pins: 1 });
     const gone = await sql<{ pin_key: string }>`SELECT pin_key FROM efa.pins WHERE deleted_at IS NOT NULL ORDER BY pin_key`.execute(k);
     expect(gone.rows.map((r) => r.pin_key)).toEqual(['STOP:10']);

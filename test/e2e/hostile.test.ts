@@ -61,7 +61,7 @@ interface Night {
 interface Row {
   readonly name: string;
   readonly upstream: HostileUpstream;
-  night(options?: { full?: boolean; acceptDeletions?: boolean }): Promise<Night>;
+  night(options?: { full?: boolean; acceptDeletions?: boolean | { runId: string } }): Promise<Night>;
 }
 
 async function row(name: string, opts: { stops?: readonly UpstreamStop[]; maxPerRequest?: number; job?: Partial<JobInput> } = {}): Promise<Row> {
@@ -173,10 +173,14 @@ describe('night two after a truthful night one (400 stops in one tile)', () => {
     expect(two.logText).toMatch(/pins: .*400 of 400.*--accept-deletions/);
     expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
     await expectNothingLost(r, two, SMALL_MEMORY_MIB);
-    // The override the message names: the operator says the deployment really removed them.
-    const accepted = await r.night({ acceptDeletions: true });
-    expect(accepted.summary.exitCode).toBe(0);
-    expect(await pinCounts(t.db, r.name)).toEqual({ live: 0, gone: STOP_COUNT });
+    // The override never releases an answer that empties a relation (a lying night, issue 29 point 12):
+    // neither the deprecated bare flag nor this very run's id.
+    const bare = await r.night({ acceptDeletions: true });
+    expect(bare.summary.exitCode).toBe(3);
+    expect(bare.logText).toMatch(/pins: .*400 of 400.*--accept-deletions did not release them: an answer that empties a relation is never released/);
+    const byId = await r.night({ acceptDeletions: { runId: two.summary.runId } });
+    expect(byId.summary.exitCode).toBe(3);
+    expect(await pinCounts(t.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
   });
 
   it('at most 30 records whatever max says (a silent cap): proved by a united box, the tiles cut below it, nothing lost or marked gone (was: 310 of 400)', async () => {

@@ -38,6 +38,8 @@ export class RecordProblem extends Error {
   constructor(
     readonly path: readonly PropertyKey[],
     readonly problem: string,
+    /** The record is too large to keep whole in efa.rejects.raw: it is kept cut at this depth. */
+    readonly cutRawAtDepth?: number,
   ) {
     super(`${formatPath(path)}: ${problem}`);
     this.name = 'RecordProblem';
@@ -117,7 +119,8 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
       else rejects.push({ operation, reason: `${formatPath(path)}: ${tooLong}`, raw });
     } catch (error) {
       if (!(error instanceof RecordProblem)) throw error;
-      rejects.push({ operation, reason: `${formatPath([...path, ...error.path])}: ${error.problem}`, raw });
+      const kept = error.cutRawAtDepth === undefined ? raw : cutAtDepth(raw, error.cutRawAtDepth);
+      rejects.push({ operation, reason: `${formatPath([...path, ...error.path])}: ${error.problem}`, raw: kept });
     }
   });
   return { records, rejects };

@@ -1,5 +1,6 @@
 import type { CoordOrder, Position } from '../records.js';
 import { ImplausibleCoordinates, isObject, RecordProblem } from './common.js';
+import { tooManyPoints } from './polygon.js';
 import { toClosedRing, type LatLonPoint } from './rings.js';
 
 /**
@@ -34,6 +35,7 @@ const NON_AREAL = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString
 export function readGeoJsonAreas(value: unknown, path: Path): ReadGeometry {
   const polygons: RawRing[][] = [];
   const nonAreal: string[] = [];
+  tooManyPoints(value, path);
   collect(value, path, polygons, nonAreal, 0);
   const points = polygons.flatMap((polygon) => polygon.flatMap((ring) => ring.points));
   const order = orderOf(points, path);

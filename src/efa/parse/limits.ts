@@ -80,3 +80,32 @@ export function fieldLimitProblem(record: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Most points one area geometry (an OpArea polygon, a rapidJSON operatingZone) may have. A real
+ * business area has hundreds to a few thousand; a million-point polygon took 2 GB of memory to
+ * read. Beyond the cap the record is a reject with its reason, its raw record cut.
+ */
+export const MAX_AREA_POINTS = 50_000;
+
+/**
+ * The points of a polygon as received, counted without building anything: a position is an array
+ * whose first element is no array, a "lat,lon lat,lon" text counts its pairs. Iterative; stops
+ * counting just past `limit`.
+ */
+export function areaPointCount(value: unknown, limit = MAX_AREA_POINTS): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && count <= limit) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      count += node.split(/[\s;]+/, limit + 2).filter((pair) => pair !== '').length;
+    } else if (Array.isArray(node)) {
+      if (node.length > 0 && !Array.isArray(node[0]) && typeof node[0] !== 'string' && (node[0] === null || typeof node[0] !== 'object')) count += 1;
+      else for (const child of node) stack.push(child);
+    } else if (node !== null && typeof node === 'object') {
+      for (const child of Object.values(node)) stack.push(child);
+    }
+  }
+  return count;
+}

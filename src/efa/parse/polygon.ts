@@ -1,4 +1,5 @@
 import { isObject, plausibleLonLat, RecordProblem } from './common.js';
+import { areaPointCount, MAX_AREA_POINTS } from './limits.js';
 import type { LatLonPoint } from './rings.js';
 
 /**
@@ -25,6 +26,7 @@ export type Implausible = 'stop' | 'reject';
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 export function readPolygon(value: unknown, path: Path, implausible: Implausible = 'stop'): LatLonPoint[][] {
+  tooManyPoints(value, path);
   const reader = new Reader(implausible);
   if (typeof value === 'string') {
     const ring = reader.text(value, path);
@@ -40,6 +42,14 @@ export function readPolygon(value: unknown, path: Path, implausible: Implausible
   // The nesting is decided by the first element, so a bad point is reported at its own path.
   if (Array.isArray(first) && Array.isArray(first[0])) return value.map((ring, r) => reader.ring(ring, 'latLon', [...path, r]));
   return [reader.ring(value, 'latLon', path)];
+}
+
+/** A polygon beyond MAX_AREA_POINTS is a reject before a point of it is read (its raw record kept cut). */
+export function tooManyPoints(value: unknown, path: Path): void {
+  const count = areaPointCount(value);
+  if (count > MAX_AREA_POINTS) {
+    throw new RecordProblem(path, `more than ${MAX_AREA_POINTS} points in one area geometry: not read (a hostile or broken answer); the raw record is kept cut`, 3);
+  }
 }
 
 /** Which array element holds the latitude: the API writes [lat, lon], GeoJSON [lon, lat]. */
