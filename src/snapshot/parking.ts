@@ -27,7 +27,7 @@ export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): 
         parkObjInfoRealtime: cfg.realtime,
         max: cfg.maxPerRequest,
       }),
-    rowOf: (pin) => (isParking(pin) ? toParkingRow(pin) : undefined),
+    rowOf: (pin) => (isParking(pin) ? toParkingRow(pin, ctx.timeZone) : undefined),
     keyOf: (row) => row.parkingKey,
   });
   return {

@@ -1,6 +1,7 @@
 import type { ParkingRow, VehicleRow } from '../db/snapshots.js';
 import { PARKING, type Pin } from '../efa/records.js';
 import { pinKey } from '../relations/pins.js';
+import { instantOfText } from '../util/time-zone.js';
 
 /**
  * CoordInfo records as snapshot rows. efa-api.md shows no field of a sharing vehicle or of the
@@ -206,18 +207,14 @@ export function sharingRefOf(pin: Pin): { id: string; operatorId: string; opArea
 export const PARKING_DATA_SOURCES = ['REALTIME', 'PROFILE', 'UNKNOWN'] as const;
 export type ParkingDataSource = (typeof PARKING_DATA_SOURCES)[number];
 
-/** An instant with its zone (`Z` or an offset), as the published schema's dateTime writes it. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/;
-
 /**
- * `measuredAt` as an instant. The schema writes UTC (`...Z`); an offset is honoured. A time
- * without a zone names no instant (the answer does not say whose clock), so it is null: the text
- * stays in the pin's attrs. sql/011's efa.parse_instant reads the same way for efa.current_parking.
+ * `measuredAt` as an instant. The schema writes UTC (`...Z`); an offset is honoured; a time without
+ * one (`2026-11-24T09:58:00`, as vendors send it) is the deployment's wall clock, read in its zone
+ * (the job's timeZone or its region's; util/time-zone.ts). sql/022's efa.parse_instant(text, zone)
+ * reads the same way for efa.current_parking.
  */
-export function instantOf(value: unknown): Date | null {
-  if (typeof value !== 'string' || !INSTANT.test(value.trim())) return null;
-  const at = new Date(value.trim());
-  return Number.isNaN(at.getTime()) ? null : at;
+export function instantOf(value: unknown, timeZone?: string): Date | null {
+  return instantOfText(value, timeZone);
 }
 
 /**
@@ -229,7 +226,7 @@ export function instantOf(value: unknown): Date | null {
  * REALTIME. Capacity: `capacity`, `totalSpaces`, or the sum of `parkingSpaces[].capacity`.
  * efa.current_parking (sql/011) reads the same fields in the same order.
  */
-export function parkingFigures(a: Attrs) {
+export function parkingFigures(a: Attrs, timeZone?: string) {
   const details = objectAt(a, 'coordInfoDetails');
   const dataSet = [objectAt(details, 'parkingDataSet'), objectAt(a, 'parkingRealtimeInfo'), objectAt(a, 'dataSet')].find((d) => Object.keys(d).length > 0) ?? {};
   const realtime = objectAt(a, 'realtime');
@@ -248,7 +245,7 @@ export function parkingFigures(a: Attrs) {
     free: legacyFree ?? setFree,
     occupied: int(realtime.occupied, a.occupiedSpaces),
     dataSource,
-    measuredAt: instantOf(dataSet.measuredAt),
+    measuredAt: instantOf(dataSet.measuredAt, timeZone),
     occ: num(dataSet.occ),
     occLos: num(dataSet.occLOS),
     occLevel: text(dataSet.occLevel),
@@ -256,9 +253,9 @@ export function parkingFigures(a: Attrs) {
   };
 }
 
-export function toParkingRow(pin: Pin): ParkingRow {
+export function toParkingRow(pin: Pin, timeZone?: string): ParkingRow {
   const a = pin.attrs;
-  const figures = parkingFigures(a);
+  const figures = parkingFigures(a, timeZone);
   return {
     parkingKey: objectKey(pin),
     name: pin.name === '' ? null : pin.name,
