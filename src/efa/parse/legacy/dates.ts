@@ -26,7 +26,8 @@ export function itdDay(value: unknown, path: readonly PropertyKey[]): string | u
 /**
  * The instant of a legacy `itdDateTime`: its day and `itdTime` (hour, minute) are the server's wall
  * clock, read in the deployment's zone (ParseContext.timeZone). Undefined when there is no day, no
- * time (-1 or missing) or no zone; a time that is not one is a record problem.
+ * time (-1 or missing), no zone, or a time that is not one (`24:00`, text): the notice keeps its days,
+ * which are what its validity means, rather than being rejected for a time it did not need.
  */
 export function itdInstant(value: unknown, path: readonly PropertyKey[], zone: string | undefined): string | undefined {
   const day = itdDay(value, path);
@@ -35,11 +36,7 @@ export function itdInstant(value: unknown, path: readonly PropertyKey[], zone: s
   if (!isObject(time)) return undefined;
   const [hour, minute] = [time['hour'], time['minute']].map((part) => (typeof part === 'number' ? String(part) : part));
   if ([hour, minute].every((part) => part === '-1' || part === '' || part === undefined)) return undefined;
-  if (typeof hour !== 'string' || typeof minute !== 'string' || !/^\d{1,2}$/.test(hour) || !/^\d{1,2}$/.test(minute)) {
-    throw new RecordProblem([...path, 'itdTime'], `not a time: ${JSON.stringify(time)}`);
-  }
+  if (typeof hour !== 'string' || typeof minute !== 'string' || !/^\d{1,2}$/.test(hour) || !/^\d{1,2}$/.test(minute)) return undefined;
   const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
-  const at = instantOfWall({ y, mo, d, h: Number(hour), mi: Number(minute) }, zone);
-  if (at === null) throw new RecordProblem([...path, 'itdTime'], `not a time: ${JSON.stringify(time)}`);
-  return at.toISOString();
+  return instantOfWall({ y, mo, d, h: Number(hour), mi: Number(minute) }, zone)?.toISOString();
 }
