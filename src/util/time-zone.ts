@@ -96,8 +96,3 @@ export function instantOfWall(t: { y: number; mo: number; d: number; h: number; 
   ) return null;
   return new Date(instantOfWallTime(wall, zone));
 }
-
-/** The calendar day (YYYY-MM-DD) of an instant in `zone`. */
-export function dayIn(instant: Date, zone: string): string {
-  return new Date(instant.getTime() + offsetAt(zone, instant.getTime())).toISOString().slice(0, 10);
-}

@@ -72,12 +72,12 @@ describe('envelopes and messages', () => {
     expect(records).toEqual([{ id: '7', type: 'generalInfo', title: '', text: '', lines: [], attrs: { publication: 'current' } }]);
   });
 
-  it('validity windows in the deployment\'s zone: days there, instants from offsets or from wall time', () => {
+  it('validity windows: the days as written, instants from offsets or from wall time in the deployment\'s zone', () => {
     const notice = (validity: unknown[]) => ({ infos: { current: [{ id: 'n1', type: 'lineInfo', timestamps: { validity } }] } });
     const windows = [{ from: '2025-06-14T14:00:00Z', to: '2025-06-20T10:00:00' }, { from: '2025-06-16T08:00:00+10:00' }];
     const sydney = parse.addInfo(notice(windows), { timeZone: 'Australia/Sydney' }).records[0];
-    // 14:00Z is 15 June in Sydney; 10:00 without an offset is Sydney's wall clock (+10:00).
-    expect(sydney).toMatchObject({ validFrom: '2025-06-15', validTo: '2025-06-20' });
+    // 10:00 without an offset is Sydney's wall clock (+10:00).
+    expect(sydney).toMatchObject({ validFrom: '2025-06-14', validTo: '2025-06-20' });
     expect(sydney?.attrs).toMatchObject({ validFromAt: '2025-06-14T14:00:00.000Z', validToAt: '2025-06-20T00:00:00.000Z' });
     // No zone known: the days as written, and no instant for the zone-less end.
     const unknown = parse.addInfo(notice(windows)).records[0];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
-import { dayIn, instantOfText } from '../../../util/time-zone.js';
+import { instantOfText } from '../../../util/time-zone.js';
 import { isObject, parseEach, restOf, ShapeMismatch, type ParseContext, type Parsed } from '../common.js';
 import { idSchema, isoDayTextSchema, kindSchema, optional } from '../fields.js';
 import { TextRepairs } from './common.js';
@@ -50,14 +50,14 @@ export function noticeLineId(id: string): string {
 const unique = (values: readonly string[]): string[] => [...new Set(values)];
 
 /**
- * A window bound's day and instant. The instant: with its offset as written, or without one as wall
- * time in the deployment's zone. The day: the calendar day in the deployment's zone (TfNSW writes
- * UTC: `2025-06-14T14:00:00Z` is 15 June in Sydney); with no zone known, the day as written.
+ * A window bound's day and instant. The day is the one written, in the bound's own offset
+ * (`2025-06-14T10:41:00Z` is 2025-06-14), as every dialect's notice days are the days the answer
+ * names (the simulator writes a notice's days as UTC days so that all dialects agree). The instant:
+ * with its offset as written, or without one as wall time in the deployment's zone.
  */
 function bound(text: string, zone: string | undefined): { day: string; at: string | undefined } {
   const at = instantOfText(text, zone) ?? undefined;
-  const day = at !== undefined && zone !== undefined ? dayIn(at, zone) : (isoDayTextSchema.parse(text) as string);
-  return { day, at: at?.toISOString() };
+  return { day: isoDayTextSchema.parse(text) as string, at: at?.toISOString() };
 }
 
 /** The earliest start and latest end of all validity windows; ISO days and UTC instants compare as strings. */
