@@ -92,7 +92,7 @@ export const defaultStatementTimeoutS = 1800;
  * ones they take (`addCommonOptions`); a description may be adapted to the command.
  */
 const commonOptions = {
-  db: (d = 'database: postgres://… or pglite:<dir> (default pglite:./.efa-sync/db)') => new Option('--db <url>', d).env(OPTION_ENV.db),
+  db: (d = 'database: postgres://… or pglite:<dir> (default $DATABASE_URL, else PGHOST/PGPORT/PGDATABASE/PGUSER/PGPASSWORD when set, else pglite:./.efa-sync/db)') => new Option('--db <url>', d).env(OPTION_ENV.db),
   baseUrl: (d = "EFA base URL, the part before XML_…_REQUEST (overrides the job's baseUrl, or stands in for it)") =>
     checked(new Option('--base-url <url>', d).env(OPTION_ENV.baseUrl), httpUrl),
   rps: (d = "override the job's requestsPerSecond") => checked(new Option('--rps <n>', d).env(OPTION_ENV.rps), positive),

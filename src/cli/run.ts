@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { DialectName } from '../efa/dialects/index.js';
 import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
 import { pushMetrics, pushgatewayGroupUrl, readPushedLastSuccess } from '../report/metrics-push.js';
-import { dbUrlFrom, openDb } from '../db/index.js';
+import { dbUrlChoice, openDb, PG_ENV_VARS, type DbUrlSource } from '../db/index.js';
 import { isSnapshotJob, loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
 import type { RateHistory } from '../run/client.js';
 import { PROBE_OPERATION, runJob, stoppedRunSummary, type LiveRun, type RunSummary } from '../run/index.js';
@@ -93,7 +93,12 @@ export function parseNow(text: string, name: string): Date {
  * Opens the database, saying so first when it is the embedded one: PGlite loads PostgreSQL compiled
  * to WebAssembly, and a first start (initdb) takes about 15 s in which nothing else would be printed.
  */
-async function openDbSaying(url: string, log: Logger, options: Parameters<typeof openDb>[1] = {}): Promise<Awaited<ReturnType<typeof openDb>>> {
+async function openDbSaying(choice: { url: string; from: DbUrlSource }, log: Logger, options: Parameters<typeof openDb>[1] = {}): Promise<Awaited<ReturnType<typeof openDb>>> {
+  const { url } = choice;
+  // Which database, and why: an operator who set PGHOST must see that it was honoured (never the password).
+  if (choice.from === 'PG environment') {
+    log.info(`database from libpq's environment (${PG_ENV_VARS.filter((name) => (process.env[name] ?? '') !== '').join(', ')}): ${redactUrl(url)}`);
+  }
   if (url.startsWith('pglite:') && url !== 'pglite:memory') {
     const dir = url.slice('pglite:'.length);
     const first = !existsSync(join(dir, 'PG_VERSION'));
@@ -146,7 +151,8 @@ export function registerRun(program: Command): void {
       }
       if (takenAt !== undefined) checkSnapshotTime(takenAt, loaded.job.snapshots?.retentionDays ?? DEFAULT_RETENTION_DAYS, nowName);
       const statementTimeoutS = opts.statementTimeout ?? defaultStatementTimeoutS;
-      const dbUrl = dbUrlFrom(opts.db);
+      const dbChoice = dbUrlChoice(opts.db);
+      const dbUrl = dbChoice.url;
       const lineage =
         opts.openlineageUrl === undefined
           ? undefined
@@ -159,7 +165,7 @@ export function registerRun(program: Command): void {
             });
       let db: Awaited<ReturnType<typeof openDbSaying>>;
       try {
-        db = await openDbSaying(dbUrl, log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
+        db = await openDbSaying(dbChoice, log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
       } catch (error) {
         await lineage?.failed(error);
         throw error;

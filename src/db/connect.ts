@@ -93,9 +93,47 @@ export interface JobLock {
 
 export const defaultDbUrl = 'pglite:./.efa-sync/db';
 
-/** `--db`, else `$DATABASE_URL`, else the embedded default. */
+/** libpq's connection variables: any of them set selects a PostgreSQL server, as for psql and ogr2ogr. */
+export const PG_ENV_VARS = ['PGHOST', 'PGPORT', 'PGDATABASE', 'PGUSER', 'PGPASSWORD'] as const;
+
+/** Where the database URL came from, for the one line that says which database a command opens. */
+export type DbUrlSource = '--db' | 'DATABASE_URL' | 'PG environment' | 'default';
+
+/**
+ * `--db`, else `$DATABASE_URL`, else libpq's `PGHOST`/`PGPORT`/`PGDATABASE`/`PGUSER`/`PGPASSWORD`
+ * when any is set (pgEnvUrl), else the embedded default.
+ */
+export function dbUrlChoice(option: string | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; from: DbUrlSource } {
+  if (option !== undefined) return { url: option, from: '--db' };
+  const fromEnv = env['DATABASE_URL'];
+  if (fromEnv !== undefined) return { url: fromEnv, from: 'DATABASE_URL' };
+  const pgUrl = pgEnvUrl(env);
+  return pgUrl === undefined ? { url: defaultDbUrl, from: 'default' } : { url: pgUrl, from: 'PG environment' };
+}
+
+/** `--db`, else `$DATABASE_URL`, else the PG* environment, else the embedded default (dbUrlChoice). */
 export function dbUrlFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return option ?? env['DATABASE_URL'] ?? defaultDbUrl;
+  return dbUrlChoice(option, env).url;
+}
+
+/**
+ * The URL libpq's variables name, without the password: the driver (node-postgres) reads PGPASSWORD
+ * (and fills whatever else the URL leaves empty) from the environment itself, so the password is never
+ * in a URL that could be shown. A host that is a directory (`/var/run/postgresql`) is a Unix socket.
+ * Undefined when none of PG_ENV_VARS is set (an empty value counts as unset, as in libpq).
+ */
+export function pgEnvUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = (name: (typeof PG_ENV_VARS)[number]): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  if (PG_ENV_VARS.every((name) => value(name) === undefined)) return undefined;
+  const host = value('PGHOST');
+  const port = value('PGPORT');
+  if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new ConfigError(`PGPORT: "${port}" is not a port number; set it to the server's port (e.g. 5432) or unset it`, 'db');
+  if (host !== undefined && host.includes(',')) throw new ConfigError(`PGHOST: "${host}" names several hosts; efa-sync connects to one: set one host, or give --db postgres://…`, 'db');
+  const user = value('PGUSER');
+  const database = value('PGDATABASE');
+  const socket = host?.startsWith('/') === true;
+  const authority = `${user === undefined ? '' : `${encodeURIComponent(user)}@`}${socket || host === undefined ? '' : host.includes(':') ? `[${host}]` : host}${port === undefined ? '' : `:${port}`}`;
+  return `postgres://${authority}/${database === undefined ? '' : encodeURIComponent(database)}${socket && host !== undefined ? `?host=${encodeURIComponent(host)}` : ''}`;
 }
 
 /** A database URL as safe to show: the password and secret-named parameters replaced (src/util/redact.ts). */

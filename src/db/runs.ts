@@ -39,7 +39,7 @@ export interface OpenedRun extends RunRef {
 
 export async function createRun(
   db: Kysely<Database>,
-  run: { jobName: string; jobHash: string; scope: RunScope; options: unknown },
+  run: { jobName: string; jobHash: string; scope: RunScope; options: unknown; timeZone?: string },
 ): Promise<OpenedRun> {
   const lease = randomUUID();
   const row = await db
@@ -58,6 +58,7 @@ export async function createRun(
       pid: process.pid,
       host: hostname(),
       lease,
+      time_zone: run.timeZone ?? null,
     })
     .returning(['run_id', 'started_at'])
     .executeTakeFirstOrThrow();

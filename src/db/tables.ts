@@ -31,6 +31,8 @@ export interface RunsTable {
   scope: JsonWithDefault;
   meta: JsonWithDefault;
   lease: string | null;
+  /** The IANA zone the run read zone-less times in (sql/022). */
+  time_zone: string | null;
 }
 
 export interface RunTilesTable {

@@ -44,6 +44,8 @@ export interface EfaClientOptions {
   readonly secretNames?: readonly string[];
   /** Also return the decoded body (for debugging and for fields no record maps). */
   readonly keepRaw?: boolean;
+  /** The deployment's IANA time zone, for times its answers write without an offset (ParseContext.timeZone). */
+  readonly timeZone?: string;
 }
 
 export interface EfaResult<T> {
@@ -74,10 +76,10 @@ export interface EfaClient {
   opArea(options: OpAreaOptions): Promise<EfaResult<Provider>>;
 }
 
-/** What the request said that the parser may need: CoordInfo's object types (`type_<i>`). */
-function parseContextOf(params: Params): ParseContext {
+/** What the request said that the parser may need: CoordInfo's object types (`type_<i>`); the deployment's zone. */
+function parseContextOf(params: Params, timeZone: string | undefined): ParseContext {
   const requestedTypes = params.flatMap(([name, value]) => (/^type_\d+$/.test(name) && value !== null ? [value] : []));
-  return requestedTypes.length === 0 ? {} : { requestedTypes };
+  return { ...(requestedTypes.length === 0 ? {} : { requestedTypes }), ...(timeZone === undefined ? {} : { timeZone }) };
 }
 
 /**
@@ -99,7 +101,7 @@ function parseBody<K extends Operation>(
   dialect: Dialect,
   operation: K,
   body: unknown,
-  request: { readonly url: URL; readonly params: Params },
+  request: { readonly url: URL; readonly params: Params; readonly timeZone?: string | undefined },
   context: () => ReplyContext,
 ): Parsed<RecordsByOperation[K]> {
   // Before parsing: read in the wrong dialect, an answer is all rejects or a shape error, and a
@@ -107,7 +109,7 @@ function parseBody<K extends Operation>(
   const foreign = foreignDialectOf(dialect, body);
   if (foreign !== undefined) throw new EfaDialectMismatchError(context(), dialect.name, foreign.name);
   try {
-    return withoutDuplicates(operation, dialect.parse[operation](body, parseContextOf(request.params)));
+    return withoutDuplicates(operation, dialect.parse[operation](body, parseContextOf(request.params, request.timeZone)));
   } catch (error) {
     if (error instanceof ShapeMismatch) throw new EfaShapeError(context(), error.path, error.problem);
     if (error instanceof ImplausibleCoordinates) {
@@ -139,7 +141,7 @@ export function createEfaClient(options: EfaClientOptions): EfaClient {
     return options.scheduler.run(operation, async (signal, attemptNo) => {
       const reply = await options.transport.send({ url: target, headers, operation, signal });
       const body = decodeReply(reply, source);
-      const parsed = parseBody(dialect, operation, body, { url: target, params }, () => replyContext(reply, source));
+      const parsed = parseBody(dialect, operation, body, { url: target, params, timeZone: options.timeZone }, () => replyContext(reply, source));
       return {
         records: parsed.records,
         rejects: parsed.rejects,

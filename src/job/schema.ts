@@ -6,6 +6,7 @@ import { OPERATIONS } from '../efa/operations.js';
 import { OPAREA_VEHICLE_KINDS } from '../efa/request/op-area.js';
 import { ENGINE_TYPES, LOCATION_TYPES, SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
 import { isSecretName } from '../util/redact.js';
+import { isTimeZone } from '../util/time-zone.js';
 
 /**
  * The job file schema (contract section 3). Every object is strict: an unknown key is an error,
@@ -287,6 +288,15 @@ export const jobSchema = z.strictObject({
   region: regionSchema,
   rateLimit: rateLimitSchema,
   sweeps: sweepsSchema,
+  /**
+   * The deployment's time zone (IANA name): times its answers write without an offset are read in
+   * it. Left out, the zone of the centre of the region (src/job/time-zone.ts).
+   */
+  timeZone: z
+    .string()
+    .refine(isTimeZone, 'timeZone: an IANA time zone name such as "Europe/Berlin" or "UTC" (not an offset such as +01:00)')
+    .optional()
+    .describe('The deployment\'s time zone, an IANA name such as "Europe/Berlin": times its answers write without an offset (parking measuredAt, legacy itdDate/itdTime) are read in it. Default: the zone at the centre of the region.'),
   /** Response dialect of the deployment: json (efa-api.md), legacy (outputFormat=JSON), rapidjson, or auto. */
   dialect: z.enum(DIALECT_NAMES).default('json'),
   /** Operation paths of a gateway, e.g. { "coordInfo": "v1/tp/coord" }. */

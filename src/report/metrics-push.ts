@@ -4,8 +4,8 @@ import { redactUrl } from '../util/redact.js';
  * Pushing a run's metrics to a Prometheus Pushgateway (`--metrics-push-url`): what a Kubernetes
  * CronJob needs, whose pod and emptyDir vanish with the night. HTTP PUT of the text exposition to
  * `<url>/metrics/job/<job>` replaces the job's group, so a series of an earlier night that this
- * run no longer writes does not linger. The `job` label inside the samples equals the group's, as
- * the Pushgateway requires. Prometheus scrapes the gateway with `honor_labels: true`.
+ * run no longer writes does not linger. The samples carry the job as `efa_job` (as in the textfile);
+ * the gateway adds `job` from the group. Prometheus scrapes the gateway with `honor_labels: true`.
  */
 
 const TEXT_FORMAT = 'text/plain; version=0.0.4; charset=utf-8';

@@ -5,20 +5,22 @@ import type { RunSummary } from '../run/index.js';
 
 /**
  * The run summary in the Prometheus text exposition format, for node_exporter's textfile
- * collector (`--metrics-file`). Every sample carries `job`. Metrics:
+ * collector (`--metrics-file`). Every sample carries `efa_job`, the job's name. It was `job` until
+ * schema version 22: Prometheus keeps `job` for the scrape job (node_exporter's), so the textfile
+ * collector's samples arrived as `exported_job`; a label cannot carry both names. Metrics:
  *
- * - `efa_sync_run_status{job,status}`: 1 for the run's status, 0 for the two others
+ * - `efa_sync_run_status{efa_job,status}`: 1 for the run's status, 0 for the two others
  *   (`succeeded`, `partial`, `failed`), so `efa_sync_run_status{status="succeeded"} == 0` alerts.
- * - `efa_sync_run_exit_code{job}`: the CLI exit code (0 succeeded, 1 failed, 3 partial).
+ * - `efa_sync_run_exit_code{efa_job}`: the CLI exit code (0 succeeded, 1 failed, 3 partial).
  * - `efa_sync_run_id`, `efa_sync_run_duration_seconds`, `efa_sync_run_last_timestamp_seconds` (when it ended).
- * - `efa_sync_run_last_success_timestamp_seconds{job}`: when this run succeeded, its end; after a
+ * - `efa_sync_run_last_success_timestamp_seconds{efa_job}`: when this run succeeded, its end; after a
  *   run that did not, the previous value when the caller passes it (see `readLastSuccess`), else absent.
- * - `efa_sync_last_run_requests{job,operation}`, `efa_sync_last_run_retries{job}`: requests of the run,
+ * - `efa_sync_last_run_requests{efa_job,operation}`, `efa_sync_last_run_retries{efa_job}`: requests of the run,
  *   retries included, and how many of them were retries.
- * - `efa_sync_units{job,operation,status}`: units of work (tiles, stops, circles) by outcome:
+ * - `efa_sync_units{efa_job,operation,status}`: units of work (tiles, stops, circles) by outcome:
  *   done, split, capped, failed. A failed unit failed after all its retries.
- * - `efa_sync_rows{job,relation,op}`: rows inserted, updated, deleted, unchanged per relation.
- * - `efa_sync_rejects{job}`, and `efa_sync_coord_request_floor_ratio{job}` (CoordInfo requests over
+ * - `efa_sync_rows{efa_job,relation,op}`: rows inserted, updated, deleted, unchanged per relation.
+ * - `efa_sync_rejects{efa_job}`, and `efa_sync_coord_request_floor_ratio{efa_job}` (CoordInfo requests over
  *   the physical floor) when CoordInfo was swept.
  *
  * Every series is a gauge of the last run. The request counts were `efa_sync_requests_total` and
@@ -36,7 +38,7 @@ export function renderPrometheusMetrics(
   const metric = (name: string, type: 'gauge', help: string, samples: readonly (readonly [Record<string, string>, number])[]): void => {
     if (samples.length === 0) return;
     out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples) out.push(`${name}{${labelText({ job, ...labels })}} ${valueText(value)}`);
+    for (const [labels, value] of samples) out.push(`${name}{${labelText({ efa_job: job, ...labels })}} ${valueText(value)}`);
   };
   const statuses = ['succeeded', 'partial', 'failed'] as const;
   metric('efa_sync_run_status', 'gauge', 'Outcome of the last run: 1 for its status, 0 for the others.',
@@ -106,11 +108,17 @@ export async function writeMetricsFile(path: string, text: string): Promise<void
   }
 }
 
-/** The last-success time in an earlier metrics file of the job, to carry it over a failed run. */
+/**
+ * The last-success time in an earlier metrics file of the job, to carry it over a failed run; a
+ * file written before the label was renamed (`job`) is read too.
+ */
 export async function readLastSuccess(path: string, job: string): Promise<number | undefined> {
   const text = await readFile(path, 'utf8').catch(() => '');
-  const prefix = `efa_sync_run_last_success_timestamp_seconds{job="${escapeLabelValue(job)}"} `;
-  const line = text.split('\n').find((l) => l.startsWith(prefix));
-  const value = line ? Number(line.slice(prefix.length)) : NaN;
-  return Number.isFinite(value) ? value : undefined;
+  for (const label of ['efa_job', 'job']) {
+    const prefix = `efa_sync_run_last_success_timestamp_seconds{${label}="${escapeLabelValue(job)}"} `;
+    const line = text.split('\n').find((l) => l.startsWith(prefix));
+    const value = line ? Number(line.slice(prefix.length)) : NaN;
+    if (Number.isFinite(value)) return value;
+  }
+  return undefined;
 }

@@ -27,7 +27,7 @@ export interface RateHistory {
 /** The EFA client of a job's run: its rate limit, limits, dialect, paths and headers. */
 export function createJobClient(
   job: Job,
-  opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined; requestBudget?: number | undefined },
+  opts: { log: Logger; transport?: Transport | undefined; signal?: AbortSignal | undefined; requestBudget?: number | undefined; timeZone?: string | undefined },
 ): JobClient {
   const { log } = opts;
   const ceiling = job.rateLimit.requestsPerSecond;
@@ -64,6 +64,7 @@ export function createJobClient(
     ...(job.paths ? { paths: job.paths } : {}),
     // Header values may be credentials: never in messages, whatever the header is called.
     secretNames: Object.keys(headers),
+    ...(opts.timeZone === undefined ? {} : { timeZone: opts.timeZone }),
   });
   return { client, scheduler, transport, dialect, rateChanges: () => rate };
 }

@@ -5,6 +5,7 @@ import type { DialectName } from '../efa/dialects/index.js';
 import type { ServerMessage } from '../efa/index.js';
 import type { Transport } from '../http/types.js';
 import type { Job, LoadedJob } from '../job/index.js';
+import type { DeploymentTimeZone } from '../job/time-zone.js';
 import type { JobClient } from './client.js';
 import type { Logger } from '../util/log.js';
 import type { EndStatus, RunSummary, UnitCounts } from './summary.js';
@@ -87,6 +88,8 @@ export interface RunContext {
   /** The requests the plan expects (the progress bar's estimate). */
   readonly planned: number;
   readonly requestBudget: number;
+  /** The deployment's zone, zone-less times of the answers are read in (recorded in efa.runs.time_zone). */
+  readonly timeZone: DeploymentTimeZone;
 }
 
 /**

@@ -8,6 +8,7 @@ import { sourceOf } from '../relations/index.js';
 import { isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { RequestScheduler } from '../http/types.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
+import { deploymentTimeZone } from '../job/time-zone.js';
 import { snapshotRun } from './snapshot.js';
 import { createJobClient, dialectInUse } from './client.js';
 import { nightlyRun } from './nightly.js';
@@ -63,7 +64,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   // be taking over and sending at the full rate) and leaves the run to be resumed.
   const lockLost = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, lockLost.signal]) : lockLost.signal;
-  const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget });
+  const timeZone = deploymentTimeZone(job, opts.loaded.region);
+  const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget, timeZone: timeZone.zone });
   // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
   // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
   // Through the run's own scheduler and transport: the probe keeps to its rate, budget and limits,
@@ -72,13 +74,13 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: countedAs(jobClient.scheduler, PROBE_OPERATION), transport: jobClient.transport }));
   const lock = await db.lockJob(job.name);
   try {
-    const { run, resumed } = await openRun({ db, log, loaded: opts.loaded, job, full, resumable: kind.resumable, secrets });
+    const { run, resumed } = await openRun({ db, log, loaded: opts.loaded, job, full, resumable: kind.resumable, secrets, timeZone: timeZone.zone });
     await lock.holds(run.runId);
     const stopSending = (): void => lockLost.abort(new LockLostError(run.runId));
     if (lock.lost.aborted) stopSending();
     else lock.lost.addEventListener('abort', stopSending, { once: true });
-    log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl });
-    const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget };
+    log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl, timeZone: `${timeZone.zone} (from the ${timeZone.from})` });
+    const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget, timeZone };
     const before = await requestsSoFar(db.kysely, run.runId);
     opts.onOpened?.({
       run, runId: run.runId, source: run.source, resumed, job, secrets,

@@ -21,6 +21,8 @@ export async function openRun(o: {
   /** False for a kind that is never continued (a snapshot is a moment). */
   readonly resumable: boolean;
   readonly secrets: readonly string[];
+  /** The IANA zone the run reads zone-less times in: recorded in efa.runs.time_zone (a resumed run keeps its own). */
+  readonly timeZone: string;
 }): Promise<{ run: OpenedRun; resumed: boolean }> {
   const { db, log, job } = o;
   const unfinished = await findUnfinishedRun(db.kysely, job.name);
@@ -43,6 +45,6 @@ export async function openRun(o: {
   }
   // The job as run, with every credential removed: efa.runs is read by analysts.
   const options = redactDeep({ ...job, file: o.loaded.file }, o.secrets);
-  const run = await createRun(db.kysely, { jobName: job.name, jobHash: o.loaded.hash, scope: runScope(job, o.loaded.region), options });
+  const run = await createRun(db.kysely, { jobName: job.name, jobHash: o.loaded.hash, scope: runScope(job, o.loaded.region), options, timeZone: o.timeZone });
   return { run, resumed: false };
 }

@@ -58,7 +58,7 @@ async function takeSnapshots(rc: RunContext): Promise<Outcome> {
     if (line !== undefined) return nothingToDo(rc, line);
   }
   const ctx: SnapshotContext = {
-    db, job, log, region: rc.loaded.region, regionBBox: regionBBox(rc.loaded.region), client: rc.jobClient.client, secrets: rc.secrets, takenAt,
+    db, job, log, region: rc.loaded.region, regionBBox: regionBBox(rc.loaded.region), client: rc.jobClient.client, secrets: rc.secrets, takenAt, timeZone: rc.timeZone.zone,
   };
   const vehiclesCfg = job.sweeps.vehicles;
   const parkingCfg = job.sweeps.parking;

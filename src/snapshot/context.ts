@@ -16,6 +16,8 @@ export interface SnapshotContext {
   readonly secrets: readonly string[];
   /** The snapshot time: every row of the snapshot carries it, and it picks the day's partition. */
   readonly takenAt: Date;
+  /** The deployment's IANA zone: times its answers write without an offset are read in it. */
+  readonly timeZone: string;
 }
 
 /** The tile-sweep options every snapshot kind shares: its region, the job's concurrency, the logger. */

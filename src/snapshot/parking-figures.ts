@@ -67,7 +67,7 @@ function spacesCapacity(a: Attrs, textNumbers: boolean): Count {
  * so are free and occupied adding up to more than the capacity: such a figure is NULL, never a
  * reading, and `problems` says why (the sweep writes each to efa.rejects with the record as sent).
  */
-export function checkedParkingFigures(a: Attrs, textNumbers: boolean): { figures: Figures; problems: string[] } {
+export function checkedParkingFigures(a: Attrs, textNumbers: boolean, timeZone?: string): { figures: Figures; problems: string[] } {
   const details = objectAt(a, 'coordInfoDetails');
   const sets: [string, Attrs][] = [
     ['coordInfoDetails.parkingDataSet', objectAt(details, 'parkingDataSet')],
@@ -109,7 +109,7 @@ export function checkedParkingFigures(a: Attrs, textNumbers: boolean): { figures
       free: f,
       occupied: o,
       dataSource,
-      measuredAt: instantOf(dataSet.measuredAt),
+      measuredAt: instantOf(dataSet.measuredAt, timeZone),
       occ: num(dataSet.occ),
       occLos: num(dataSet.occLOS),
       occLevel: text(dataSet.occLevel),

@@ -39,7 +39,7 @@ export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): 
         parkObjInfoRealtime: cfg.realtime,
         max: cfg.maxPerRequest,
       }),
-    rowOf: (pin) => (isParking(pin) ? toParkingRow(pin, writesNumbersAsText(ctx.client.dialect)) : undefined),
+    rowOf: (pin) => (isParking(pin) ? toParkingRow(pin, writesNumbersAsText(ctx.client.dialect), ctx.timeZone) : undefined),
     keyOf: (row) => row.parkingKey,
     problemsOf: (row) => row.problems ?? [],
   });

@@ -179,8 +179,8 @@ export function sharingRefOf(pin: Pin): { id: string; operatorId: string; opArea
  * impossible, or text where the dialect sends numbers, is stored as NULL and named in `problems`,
  * which the sweep writes to efa.rejects with the record as received.
  */
-export function toParkingRow(pin: Pin, textNumbers = false): ParkingRow {
-  const { figures, problems } = checkedParkingFigures(pin.attrs, textNumbers);
+export function toParkingRow(pin: Pin, textNumbers = false, timeZone?: string): ParkingRow {
+  const { figures, problems } = checkedParkingFigures(pin.attrs, textNumbers, timeZone);
   return {
     parkingKey: objectKey(pin),
     name: pin.name === '' ? null : pin.name,

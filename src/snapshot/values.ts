@@ -1,3 +1,4 @@
+import { instantOfText } from '../util/time-zone.js';
 /** Readers of answer values for the snapshot rows: each returns null for what it cannot read (never a guess). */
 
 export type Attrs = Readonly<Record<string, unknown>>;
@@ -25,17 +26,13 @@ export function int(...values: unknown[]): number | null {
   return n === null ? null : Math.round(n);
 }
 
-/** An instant with its zone (`Z` or an offset), as the published schema's dateTime writes it. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/;
-
 /**
- * `measuredAt` as an instant. The schema writes UTC (`...Z`); an offset is honoured. A time
- * without a zone names no instant (the answer does not say whose clock), so it is null: the text
- * stays in the pin's attrs. sql/011's efa.parse_instant reads the same way for efa.current_parking.
+ * `measuredAt` as an instant. The schema writes UTC (`...Z`); an offset is honoured; a time without
+ * one (`2026-11-24T09:58:00`, as vendors send it) is the deployment's wall clock, read in its zone
+ * (the job's timeZone or its region's; util/time-zone.ts). sql/022's efa.parse_instant(text, zone)
+ * reads the same way for efa.current_parking.
  */
-export function instantOf(value: unknown): Date | null {
-  if (typeof value !== 'string' || !INSTANT.test(value.trim())) return null;
-  const at = new Date(value.trim());
-  return Number.isNaN(at.getTime()) ? null : at;
+export function instantOf(value: unknown, timeZone?: string): Date | null {
+  return instantOfText(value, timeZone);
 }
 

@@ -99,7 +99,7 @@ describe('configuration the way operators pass it', () => {
     expect(summary.status).toBe('succeeded');
     expect(summary.db).toBe(dbUrl);
     expect(existsSync(join(dir, 'db'))).toBe(true);
-    expect(await readFile(metrics, 'utf8')).toContain(`efa_sync_run_duration_seconds{job="opcfg"} ${summary.durationS}`);
+    expect(await readFile(metrics, 'utf8')).toContain(`efa_sync_run_duration_seconds{efa_job="opcfg"} ${summary.durationS}`);
     // Pretty lines from EFA_LOG_FORMAT, not JSON objects.
     expect(r.stderr).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: run \d+ of job opcfg started/m);
     expect(r.stderr).not.toMatch(/^\{/m);

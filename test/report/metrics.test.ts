@@ -37,7 +37,7 @@ describe('Prometheus metrics of a real run', () => {
     const families = parsePrometheusTextFormat(renderPrometheusMetrics(summary, 'metrics', { now }));
     expect(summary.status).toBe('partial');
     expect(families.every((f) => f.help.length > 0)).toBe(true);
-    expect(families.every((f) => f.metrics.every((m) => m.labels?.['job'] === 'metrics'))).toBe(true);
+    expect(families.every((f) => f.metrics.every((m) => m.labels?.['efa_job'] === 'metrics' && m.labels['job'] === undefined))).toBe(true);
 
     expect(sample(families, 'efa_sync_run_status', { status: 'partial' })).toBe(1);
     expect(sample(families, 'efa_sync_run_status', { status: 'succeeded' })).toBe(0);
@@ -89,6 +89,6 @@ describe('Prometheus metrics of a real run', () => {
   it('escapes label values', () => {
     const job = 'nightly "vvs"\\west\nline2';
     const families = parsePrometheusTextFormat(renderPrometheusMetrics(summary, job));
-    expect(families.find((f) => f.name === 'efa_sync_run_status')?.metrics[0]?.labels?.['job']).toBe(job);
+    expect(families.find((f) => f.name === 'efa_sync_run_status')?.metrics[0]?.labels?.['efa_job']).toBe(job);
   });
 });

@@ -17,6 +17,11 @@ export interface ParseContext {
    * loosely (`gis` answers a GIS_POINT search), and the request tells which object type they are.
    */
   readonly requestedTypes?: readonly string[];
+  /**
+   * The deployment's IANA time zone: times an answer writes without an offset (legacy itdDate/itdTime,
+   * rapidJSON validity windows) are wall-clock times there. Unknown: such times name no instant.
+   */
+  readonly timeZone?: string;
 }
 
 /**

@@ -34,6 +34,21 @@ describe('legacy AddInfo (inferred shape, no real sample)', () => {
     }]);
   });
 
+  it('reads itdDate + itdTime in the deployment\'s zone (ParseContext.timeZone): the earliest start and latest end as instants', () => {
+    const { records } = parse.addInfo(addInfo([notice]), { timeZone: 'Europe/Vienna' });
+    // 2026-04-28 00:00 and 2026-05-10 23:59 in Vienna (summer time, +02:00).
+    expect(records[0]?.attrs).toMatchObject({ validFromAt: '2026-04-27T22:00:00.000Z', validToAt: '2026-05-10T21:59:00.000Z' });
+    expect(records[0]).toMatchObject({ validFrom: '2026-04-28', validTo: '2026-05-10' });
+    // Without a zone, or with a time that is none, the days stay and no instant is made up.
+    expect(parse.addInfo(addInfo([notice])).records[0]?.attrs).not.toHaveProperty('validFromAt');
+    const odd = { ...notice, validityPeriod: { itdDateTime_From: itd('2026', '5', '1', '24', 'x'), itdDateTime_To: itd('-1', '-1', '-1', '-1', '-1') } };
+    const parsed = parse.addInfo(addInfo([odd]), { timeZone: 'Europe/Vienna' });
+    expect(parsed.rejects).toEqual([]);
+    expect(parsed.records[0]).toMatchObject({ validFrom: '2026-05-01' });
+    expect(parsed.records[0]?.attrs).not.toHaveProperty('validFromAt');
+    expect(parsed.records[0]?.attrs).not.toHaveProperty('validToAt');
+  });
+
   it('accepts one notice as an object, validityPeriod as an object, an open end (-1) and lines without diva', () => {
     const single = {
       ...notice, infoID: 'x1', priority: undefined, infoLink: { infoLinkText: 'Titel' },

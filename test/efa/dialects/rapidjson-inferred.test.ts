@@ -72,6 +72,20 @@ describe('envelopes and messages', () => {
     expect(records).toEqual([{ id: '7', type: 'generalInfo', title: '', text: '', lines: [], attrs: { publication: 'current' } }]);
   });
 
+  it('validity windows: the days as written, instants from offsets or from wall time in the deployment\'s zone', () => {
+    const notice = (validity: unknown[]) => ({ infos: { current: [{ id: 'n1', type: 'lineInfo', timestamps: { validity } }] } });
+    const windows = [{ from: '2025-06-14T14:00:00Z', to: '2025-06-20T10:00:00' }, { from: '2025-06-16T08:00:00+10:00' }];
+    const sydney = parse.addInfo(notice(windows), { timeZone: 'Australia/Sydney' }).records[0];
+    // 10:00 without an offset is Sydney's wall clock (+10:00).
+    expect(sydney).toMatchObject({ validFrom: '2025-06-14', validTo: '2025-06-20' });
+    expect(sydney?.attrs).toMatchObject({ validFromAt: '2025-06-14T14:00:00.000Z', validToAt: '2025-06-20T00:00:00.000Z' });
+    // No zone known: the days as written, and no instant for the zone-less end.
+    const unknown = parse.addInfo(notice(windows)).records[0];
+    expect(unknown).toMatchObject({ validFrom: '2025-06-14', validTo: '2025-06-20' });
+    expect(unknown?.attrs).toMatchObject({ validFromAt: '2025-06-14T14:00:00.000Z' });
+    expect(unknown?.attrs).not.toHaveProperty('validToAt');
+  });
+
   it('the TfNSW gateway forms: systemMessages.responseMessages and error.message', () => {
     const body = { version: '10.6', systemMessages: { responseMessages: [{ type: 'warning', code: -4050, text: 'no trip' }] }, error: { message: 'bad key' } };
     expect(rapidJsonDialect.messages(body)).toEqual([

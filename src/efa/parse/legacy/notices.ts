@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
-import { isObject, parseEach, RecordProblem, restOf, type Parsed } from '../common.js';
+import { isObject, parseEach, RecordProblem, restOf, type ParseContext, type Parsed } from '../common.js';
 import { idSchema } from '../fields.js';
-import { itdDay } from './dates.js';
+import { itdDay, itdInstant } from './dates.js';
 import { TextRepairs } from '../../text/mojibake.js';
 import { envelope, legacyList, nameValues, present } from './values.js';
 
@@ -33,25 +33,42 @@ type WireNotice = z.output<typeof wireNoticeSchema>;
 
 const firstText = (...values: (string | null | undefined)[]): string => values.find((v) => typeof v === 'string' && v.trim() !== '') ?? '';
 
+interface Validity {
+  from?: string;
+  to?: string;
+  /** The start and end as instants (ISO, UTC): itdDate + itdTime in the deployment's zone. */
+  fromAt?: string;
+  toAt?: string;
+}
+
 /**
  * One period or a list of them; the notice is valid from the earliest start to the latest end. A
- * period without an end (all -1) leaves the notice open-ended, whatever the other periods say.
+ * period without an end (all -1) leaves the notice open-ended, whatever the other periods say. The
+ * days are the server's calendar days; the instants exist where the period has times and the zone is known.
  */
-function validity(value: unknown): { from?: string; to?: string } {
+function validity(value: unknown, zone: string | undefined): Validity {
   const periods = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-  let from: string | undefined;
-  let to: string | undefined;
+  const v: Validity = {};
   let openEnd = false;
   periods.forEach((period, p) => {
     if (!isObject(period)) throw new RecordProblem(['validityPeriod', p], 'expected an object');
-    const start = itdDay(period['itdDateTime_From'], ['validityPeriod', p, 'itdDateTime_From']);
-    const end = itdDay(period['itdDateTime_To'], ['validityPeriod', p, 'itdDateTime_To']);
-    if (start !== undefined && (from === undefined || start < from)) from = start;
+    const fromPath = ['validityPeriod', p, 'itdDateTime_From'];
+    const toPath = ['validityPeriod', p, 'itdDateTime_To'];
+    const start = itdDay(period['itdDateTime_From'], fromPath);
+    const end = itdDay(period['itdDateTime_To'], toPath);
+    const startAt = itdInstant(period['itdDateTime_From'], fromPath, zone);
+    const endAt = itdInstant(period['itdDateTime_To'], toPath, zone);
+    if (start !== undefined && (v.from === undefined || start < v.from)) v.from = start;
+    if (startAt !== undefined && (v.fromAt === undefined || startAt < v.fromAt)) v.fromAt = startAt;
     if (end === undefined) openEnd = true;
-    else if (to === undefined || end > to) to = end;
+    else if (v.to === undefined || end > v.to) v.to = end;
+    if (endAt !== undefined && (v.toAt === undefined || endAt > v.toAt)) v.toAt = endAt;
   });
-  if (openEnd) to = undefined;
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+  if (openEnd) {
+    delete v.to;
+    delete v.toAt;
+  }
+  return v;
 }
 
 /**
@@ -73,12 +90,12 @@ function lineKey(line: unknown, i: number): string {
 
 const KNOWN = ['infoID', 'type', 'priority', 'validityPeriod', 'concernedLines'] as const;
 
-function toNotice(wire: WireNotice, raw: Record<string, unknown>): Notice {
+function toNotice(wire: WireNotice, raw: Record<string, unknown>, zone: string | undefined): Notice {
   const type = present(wire.type) ?? present(nameValues(wire.paramList).get('infoType'));
   if (type === undefined) throw new RecordProblem(['type'], 'no notice type (type or paramList infoType)');
   const link = wire.infoLink ?? {};
   const text = wire.infoText ?? {};
-  const { from, to } = validity(wire.validityPeriod);
+  const { from, to, fromAt, toAt } = validity(wire.validityPeriod, zone);
   const severity = present(wire.priority);
   // Title and text are free text, repaired for mojibake (counted in attrs); the id is kept as sent.
   const repairs = new TextRepairs();
@@ -91,15 +108,20 @@ function toNotice(wire: WireNotice, raw: Record<string, unknown>): Notice {
     ...(to === undefined ? {} : { validTo: to }),
     lines: legacyList(wire.concernedLines, 'line', ['concernedLines']).map(lineKey),
     ...(severity === undefined ? {} : { severity }),
-    attrs: { ...restOf(raw, KNOWN), ...repairs.attrs() },
+    attrs: {
+      ...restOf(raw, KNOWN),
+      ...(fromAt === undefined ? {} : { validFromAt: fromAt }),
+      ...(toAt === undefined ? {} : { validToAt: toAt }),
+      ...repairs.attrs(),
+    },
   };
 }
 
-export function parseLegacyNotices(body: unknown): Parsed<Notice> {
+export function parseLegacyNotices(body: unknown, context: ParseContext = {}): Parsed<Notice> {
   const root = envelope(body, 'additionalInformation');
   const holder = root['travelInformations'];
   // `travelInformations` holds `travelInformation`: a list, one object (a single notice), or nothing.
   const inner = isObject(holder) ? holder['travelInformation'] : holder;
   const items = (isObject(inner) ? [inner] : legacyList(inner, 'travelInformation', ['additionalInformation', 'travelInformations']));
-  return parseEach('addInfo', 'additionalInformation.travelInformations.travelInformation', items, wireNoticeSchema, toNotice);
+  return parseEach('addInfo', 'additionalInformation.travelInformations.travelInformation', items, wireNoticeSchema, (wire, raw) => toNotice(wire, raw, context.timeZone));
 }

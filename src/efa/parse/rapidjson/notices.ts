@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
-import { isObject, parseEach, restOf, ShapeMismatch, type Parsed } from '../common.js';
+import { instantOfText } from '../../../util/time-zone.js';
+import { isObject, parseEach, restOf, ShapeMismatch, type ParseContext, type Parsed } from '../common.js';
 import { idSchema, isoDayTextSchema, kindSchema, optional } from '../fields.js';
 import { TextRepairs } from './common.js';
 
@@ -13,8 +14,9 @@ const textSchema = optional(z.string());
 
 const wireLinkSchema = z.looseObject({ subtitle: textSchema, urlText: textSchema, content: textSchema });
 
-/** A window's day as written in its own offset: `2025-06-14T10:41:00Z` is 2025-06-14. */
-const windowSchema = z.looseObject({ from: optional(isoDayTextSchema), to: optional(isoDayTextSchema) });
+/** A window's bounds as sent: checked to start with an ISO day, read by `bound`. */
+const boundSchema = optional(z.string().trim().refine((value) => isoDayTextSchema.safeParse(value).success, 'expected an ISO date or date-time'));
+const windowSchema = z.looseObject({ from: boundSchema, to: boundSchema });
 
 const wireNoticeSchema = z.looseObject({
   id: idSchema,
@@ -47,18 +49,34 @@ export function noticeLineId(id: string): string {
 
 const unique = (values: readonly string[]): string[] => [...new Set(values)];
 
-/** The earliest start and latest end of all validity windows; ISO days compare as strings. */
-function validity(windows: readonly { from?: string | undefined; to?: string | undefined }[]) {
-  const froms = windows.flatMap((w) => (w.from === undefined ? [] : [w.from])).sort();
-  const tos = windows.flatMap((w) => (w.to === undefined ? [] : [w.to])).sort();
-  const validFrom = froms[0];
-  const validTo = tos[tos.length - 1];
-  return { ...(validFrom === undefined ? {} : { validFrom }), ...(validTo === undefined ? {} : { validTo }) };
+/**
+ * A window bound's day and instant. The day is the one written, in the bound's own offset
+ * (`2025-06-14T10:41:00Z` is 2025-06-14), as every dialect's notice days are the days the answer
+ * names (the simulator writes a notice's days as UTC days so that all dialects agree). The instant:
+ * with its offset as written, or without one as wall time in the deployment's zone.
+ */
+function bound(text: string, zone: string | undefined): { day: string; at: string | undefined } {
+  const at = instantOfText(text, zone) ?? undefined;
+  return { day: isoDayTextSchema.parse(text) as string, at: at?.toISOString() };
+}
+
+/** The earliest start and latest end of all validity windows; ISO days and UTC instants compare as strings. */
+function validity(windows: readonly { from?: string | undefined; to?: string | undefined }[], zone: string | undefined) {
+  const froms = windows.flatMap((w) => (w.from === undefined ? [] : [bound(w.from, zone)]));
+  const tos = windows.flatMap((w) => (w.to === undefined ? [] : [bound(w.to, zone)]));
+  const validFrom = froms.map((b) => b.day).sort()[0];
+  const validTo = tos.map((b) => b.day).sort().at(-1);
+  const validFromAt = froms.flatMap((b) => (b.at === undefined ? [] : [b.at])).sort()[0];
+  const validToAt = tos.flatMap((b) => (b.at === undefined ? [] : [b.at])).sort().at(-1);
+  return {
+    days: { ...(validFrom === undefined ? {} : { validFrom }), ...(validTo === undefined ? {} : { validTo }) },
+    instants: { ...(validFromAt === undefined ? {} : { validFromAt }), ...(validToAt === undefined ? {} : { validToAt }) },
+  };
 }
 
 const KNOWN = ['id', 'type', 'priority', 'subtitle', 'content', 'affected'] as const;
 
-function parseList(items: readonly unknown[], publication: Publication): Parsed<Notice> {
+function parseList(items: readonly unknown[], publication: Publication, zone: string | undefined): Parsed<Notice> {
   return parseEach('addInfo', ['infos', publication], items, wireNoticeSchema, (wire, raw) => {
     const repairs = new TextRepairs();
     const link = wire.infoLinks[0];
@@ -66,18 +84,20 @@ function parseList(items: readonly unknown[], publication: Publication): Parsed<
     const text = wire.content ?? link?.content ?? '';
     const lines = wire.affected?.lines?.flatMap((line) => (line.id === undefined ? [] : [line.id])) ?? [];
     const stops = wire.affected?.stops?.flatMap((stop) => (stop.id === undefined ? [] : [stop.id])) ?? [];
+    const valid = validity(wire.timestamps?.validity ?? [], zone);
     return {
       id: wire.id,
       type: wire.type,
       title: repairs.text(title),
       text: repairs.text(text),
-      ...validity(wire.timestamps?.validity ?? []),
+      ...valid.days,
       lines: unique(lines.map(noticeLineId)),
       ...(wire.priority === undefined ? {} : { severity: wire.priority }),
       // `affected` is reduced to its ids: its lines carry whole trip lists (hundreds of kB).
       attrs: {
         ...restOf(raw, KNOWN),
         publication,
+        ...valid.instants,
         ...(stops.length === 0 ? {} : { stops: unique(stops) }),
         ...repairs.attrs(),
       },
@@ -86,7 +106,7 @@ function parseList(items: readonly unknown[], publication: Publication): Parsed<
 }
 
 /** Both lists, current first; `infos` as a list (the json shape) or without either list is a shape error. */
-export function parseRapidNotices(body: unknown): Parsed<Notice> {
+export function parseRapidNotices(body: unknown, context: ParseContext = {}): Parsed<Notice> {
   if (!isObject(body)) throw new ShapeMismatch([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
   const infos = body['infos'];
   if (!isObject(infos)) {
@@ -100,6 +120,9 @@ export function parseRapidNotices(body: unknown): Parsed<Notice> {
       throw new ShapeMismatch(['infos', key], `expected an array, got ${typeof value}`);
     }
   }
-  const parts = [parseList(Array.isArray(current) ? current : [], 'current'), parseList(Array.isArray(historic) ? historic : [], 'historic')];
+  const parts = [
+    parseList(Array.isArray(current) ? current : [], 'current', context.timeZone),
+    parseList(Array.isArray(historic) ? historic : [], 'historic', context.timeZone),
+  ];
   return { records: parts.flatMap((p) => p.records), rejects: parts.flatMap((p) => p.rejects) };
 }
