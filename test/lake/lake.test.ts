@@ -52,6 +52,30 @@ function wkbPoint(b: Uint8Array): [number, number] {
   return [v.getFloat64(5, true), v.getFloat64(13, true)];
 }
 
+describe.skipIf(!existsSync(builtCli))('export --lake: bad usage named before a database is opened (built CLI)', () => {
+  it('names the option and what to do; --relation and --out are required only without --lake', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--lake', 'lake', '--relation', 'stops'], /--relation: not with --lake, which writes every relation of the lake \(choose them with --relations\)/],
+      [['--lake', 'lake', '--since', '2026-02-30'], /--since: expected a day as YYYY-MM-DD \(UTC\), got \\"2026-02-30\\"/],
+      [['--lake', 'lake', '--since', '2026-11-21', '--until', '2026-11-20'], /--until: 2026-11-20 is before --since 2026-11-21/],
+      [['--lake', 'lake', '--relations', 'vehicle_snapshots,pins'], /--relations: \\"pins\\" is not in the lake; valid: vehicle_snapshots, parking_snapshots, pins_history/],
+      [['--out', 'x.parquet'], /--relation: required to export one relation to a file \(or give --lake <dir> to write the lake\)/],
+    ];
+    const dir = await mkdtemp(join(tmpdir(), 'efa-sync-lake-usage-'));
+    try {
+      for (const [args, message] of cases) {
+        const r = await runBuiltCli(['export', '--db', `pglite:${join(dir, 'db')}`, '--log-format', 'json', ...args.map((a) => (a === 'lake' ? join(dir, 'lake') : a))]);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr).toMatch(message);
+      }
+      // Nothing was opened or created: no database, no lake.
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe.skipIf(!existsSync(builtCli))('export --lake: Hive-partitioned GeoParquet other engines read (built CLI, DuckDB)', () => {
   let sim: Simulator;
   let db: TestDbUrl;
