@@ -50,6 +50,14 @@ export function addLakeOption(cmd: Command): Command {
   cmd.hook('preAction', (command) => {
     const opts = command.opts();
     if (opts['lake'] !== undefined) return;
+    // The lake's own options mean nothing to a one-file export: said, not silently ignored.
+    for (const name of ['source', 'relations', 'since', 'until', 'now', 'rowGroupRows', 'maxRowsPerFile']) {
+      const source = command.getOptionValueSource(name);
+      if (source !== undefined && source !== 'default') {
+        const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+        throw new ConfigError(`${flag}: only with --lake <dir>; the one-file export takes --relation and --out`, name);
+      }
+    }
     for (const o of fileOnly) {
       if (opts[o.attributeName()] === undefined) throw new ConfigError(`${o.long ?? o.flags}: required to export one relation to a file (or give --lake <dir> to write the lake)`, o.attributeName());
     }

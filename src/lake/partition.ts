@@ -86,6 +86,8 @@ class PartFile {
  */
 export async function writePartition(db: Db, job: PartitionJob): Promise<LakeFile[]> {
   const rel = job.columns.rel;
+  // The day goes into the SQL as a literal (below): it must be nothing but a day.
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(job.day)) throw new Error(`lake: partition day "${job.day}" is not YYYY-MM-DD`);
   const building = join(job.lake, LAKE_TMP, `${job.relation.name}.${hiveValue(job.source)}.${job.day}.${process.pid}.${randomBytes(4).toString('hex')}`);
   await mkdir(building, { recursive: true });
   const done: PartFile[] = [];

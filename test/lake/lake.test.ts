@@ -59,6 +59,7 @@ describe.skipIf(!existsSync(builtCli))('export --lake: bad usage named before a 
       [['--lake', 'lake', '--since', '2026-02-30'], /--since: expected a day as YYYY-MM-DD \(UTC\), got \\"2026-02-30\\"/],
       [['--lake', 'lake', '--since', '2026-11-21', '--until', '2026-11-20'], /--until: 2026-11-20 is before --since 2026-11-21/],
       [['--lake', 'lake', '--relations', 'vehicle_snapshots,pins'], /--relations: \\"pins\\" is not in the lake; valid: vehicle_snapshots, parking_snapshots, pins_history/],
+      [['--relation', 'stops', '--out', 'x.parquet', '--since', '2026-11-20'], /--since: only with --lake <dir>; the one-file export takes --relation and --out/],
       [['--out', 'x.parquet'], /--relation: required to export one relation to a file \(or give --lake <dir> to write the lake\)/],
     ];
     const dir = await mkdtemp(join(tmpdir(), 'efa-sync-lake-usage-'));
