@@ -3,6 +3,7 @@ import { dbUrlFrom, openDb } from '../db/index.js';
 import { errorText } from '../errors.js';
 import { EXPORT_FORMATS, exportFormatOf, exportRelation, type ExportFormat } from '../export/index.js';
 import { addDbOption, addOutputOptions, loggerFor, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addLakeOption, isLakeExport, runLakeExport } from './lake.js';
 
 interface ExportCliOptions extends CommonOptions {
   relation: string;
@@ -20,7 +21,8 @@ export function registerExport(program: Command): void {
     .requiredOption('--out <file>', 'the file to write (replaced when it exists; written under a temporary name until complete)')
     .addOption(new Option('--format <format>', 'file format (default: from the extension of --out)').choices([...EXPORT_FORMATS]))
     .addOption(new Option('--batch-size <rows>', 'rows fetched and written at a time: what is held in memory').argParser(positiveNumber('--batch-size')).default(5_000));
-  addOutputOptions(addDbOption(cmd)).action(async (opts: ExportCliOptions) => {
+  addOutputOptions(addDbOption(addLakeOption(cmd))).action(async (opts: ExportCliOptions) => {
+    if (isLakeExport(opts)) return runLakeExport(opts);
     const log = loggerFor(opts);
     // A bad format or extension is told before a database is opened (PGlite takes seconds to start).
     const format = exportFormatOf(opts.format, opts.out);
