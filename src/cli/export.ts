@@ -29,7 +29,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
  * the lock file, which the LockedError quotes: its port, or serve's default.
  */
 function throughServe(error: unknown): unknown {
-  if (!(error instanceof LockedError) || !/ in use by serve\b/.test(error.message)) return error;
+  if (!(error instanceof LockedError) || !/ in use by [^(]*\bserve\b/.test(error.message)) return error;
   const port = /--port[= ](\d+)/.exec(error.message)?.[1] ?? '5433';
   return new LockedError(
     `${error.message}. Export through the server instead: --db "postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable" ` +

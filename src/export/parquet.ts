@@ -66,6 +66,8 @@ function columnValue(c: ExportColumn, v: unknown): unknown {
   if (v === null || !c.element) return parquetValue(c.kind, v);
   const list = c.element === 'int64' ? (JSON.parse(v as string, bigIntElements as Parameters<typeof JSON.parse>[1]) as unknown) : (JSON.parse(v as string) as unknown);
   if (!Array.isArray(list)) return null;
+  // attndims is not enforced: an int[] column may hold a 2-D value, which a list of int cannot.
+  if (list.some((e) => Array.isArray(e))) throw new Error(`parquet: ${c.name} holds a multi-dimensional array, which a Parquet list of ${c.element} cannot hold; export it with --format csv or gpkg (JSON text)`);
   return c.element === 'int64' || c.element === 'bool' || c.element === 'int32' || c.element === 'double' ? list : list.map((e) => (e === null ? null : String(e)));
 }
 
