@@ -21,7 +21,8 @@ function outputError(name: string, error: unknown): Error {
 }
 
 export function byteOut(sink: WriteSink): ByteOut {
-  const stream: Writable = sink.kind === 'path' ? createWriteStream(sink.path) : sink.stream;
+  // 0600 for a file this creates (a FlatGeobuf's side file holds the data too); a temp file made by target.ts keeps its own mode.
+  const stream: Writable = sink.kind === 'path' ? createWriteStream(sink.path, { mode: 0o600 }) : sink.stream;
   const name = sink.kind === 'path' ? sink.path : sink.name;
   const own = sink.kind === 'path' || sink.own;
   const failed = new Promise<never>((_, reject) => stream.once('error', (e) => reject(outputError(name, e))));

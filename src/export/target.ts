@@ -49,6 +49,8 @@ export async function resolveOutTarget(out: string): Promise<OutTarget> {
   if (out === '-') return { kind: 'stdout', shown: 'standard output' };
   if (out.trim() === '') throw new ConfigError('--out: empty; name a file, or - for standard output', 'out');
   const path = resolve(out);
+  // Standard output by name: the process's own descriptor 1, which may be a socket no path can reopen.
+  if (['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1', `/proc/${process.pid}/fd/1`].includes(path)) return { kind: 'stdout', shown: path };
   const link = await lstat(path).catch((e: unknown) => {
     if (code(e) === 'ENOENT') return undefined;
     throw new ConfigError(`--out ${out}: cannot be examined (${errorText(e)})`, 'out');
@@ -96,12 +98,14 @@ export async function prepareTarget(target: OutTarget): Promise<PreparedTarget> 
   }
   // Beside the target, so the final rename stays on one file system; a dot name no tool picks up.
   const tmp = join(dirname(target.path), `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // Marked before it exists: a signal between its creation and the mark would otherwise leave it behind.
+  pendingTemps.add(tmp);
   // Created now with the mode of the file it replaces (0600 stays 0600 from the first byte on).
   const handle = await open(tmp, 'wx', target.mode ?? 0o666).catch((e: unknown) => {
+    pendingTemps.delete(tmp);
     throw new ConfigError(`--out ${target.shown}: cannot create a file in ${dirname(target.path)} (${code(e) ?? errorText(e)})`, 'out');
   });
   await handle.close();
-  pendingTemps.add(tmp);
   const done = async (): Promise<void> => {
     pendingTemps.delete(tmp);
     await rm(tmp, { force: true });
@@ -109,14 +113,14 @@ export async function prepareTarget(target: OutTarget): Promise<PreparedTarget> 
   return {
     sink: { kind: 'path', path: tmp },
     commit: async () => {
+      // The umask took bits off the mode open() asked for: set it exactly as it was (copyFile carries it over too).
+      if (target.mode !== undefined) await chmod(tmp, target.mode);
       if (target.links > 1) {
         // Renaming would leave the other links on the old content: copy into the same inode instead.
         await copyFile(tmp, target.path);
         await done();
         return;
       }
-      // The umask took bits off the mode open() asked for: set it exactly as it was.
-      if (target.mode !== undefined) await chmod(tmp, target.mode);
       await rename(tmp, target.path);
       pendingTemps.delete(tmp);
     },

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import { link, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,29 +26,54 @@ describe('efa-sync export: files written', { timeout: 300_000 }, () => {
     await target.drop();
   });
 
-  it('writes to /dev/null in place (csv, fgb, parquet) and leaves it a character device; refuses gpkg there with the reason', async () => {
-    for (const format of ['csv', 'fgb', 'parquet']) {
-      const r = await cli(['--relation', 'current_stops', '--out', '/dev/null', '--format', format]);
-      expect(r.code, r.stderr).toBe(0);
-      expect((await lstat('/dev/null')).isCharacterDevice()).toBe(true);
-    }
-    const gpkg = await cli(['--relation', 'current_stops', '--out', '/dev/null', '--format', 'gpkg']);
-    expect(gpkg.code).toBe(2);
-    expect(gpkg.stderr).toContain('--out /dev/null');
-    expect(gpkg.stderr).toContain('cannot be streamed');
-    expect((await lstat('/dev/null')).isCharacterDevice()).toBe(true);
-  });
+  // The machine's own /dev/null and /dev/full are not put at risk (the old code renamed over them):
+  // the same devices (1,3 and 1,7) are made in the test's folder, where root may make them.
+  const device = (name: string, minor: number): string | undefined => {
+    const path = join(dir, name);
+    return spawnSync('mknod', [path, 'c', '1', String(minor)]).status === 0 ? path : undefined;
+  };
 
-  it('--out - writes the CSV to standard output; /dev/full fails with a message and a non-zero exit', async () => {
-    const r = await cli(['--relation', 'current_stops', '--out', '-', '--format', 'csv']);
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trimEnd().split('\r\n');
-    expect(lines).toHaveLength(STOPS + 1);
-    expect(lines[0]).toContain('fid,');
-    const full = await cli(['--relation', 'current_stops', '--out', '/dev/full', '--format', 'csv']);
+  it('writes to a character device in place (csv, fgb, parquet) and leaves it one; refuses gpkg there with the reason', async (ctx) => {
+    const nullDevice = device('null', 3);
+    if (!nullDevice) return ctx.skip();
+    for (const format of ['csv', 'fgb', 'parquet']) {
+      const r = await cli(['--relation', 'current_stops', '--out', nullDevice, '--format', format]);
+      expect(r.code, r.stderr).toBe(0);
+      expect((await lstat(nullDevice)).isCharacterDevice()).toBe(true);
+    }
+    const gpkg = await cli(['--relation', 'current_stops', '--out', nullDevice, '--format', 'gpkg']);
+    expect(gpkg.code).toBe(2);
+    expect(gpkg.stderr).toContain(`--out ${nullDevice}`);
+    expect(gpkg.stderr).toContain('cannot be streamed');
+    expect((await lstat(nullDevice)).isCharacterDevice()).toBe(true);
+    const fullDevice = device('full', 7);
+    if (!fullDevice) return;
+    const full = await cli(['--relation', 'current_stops', '--out', fullDevice, '--format', 'csv']);
     expect(full.code).not.toBe(0);
     expect(full.stderr).toContain('no space left');
-    expect((await lstat('/dev/full')).isCharacterDevice()).toBe(true);
+    expect((await lstat(fullDevice)).isCharacterDevice()).toBe(true);
+    expect(await temps()).toEqual([]);
+  });
+
+  it('--out - and /dev/stdout write the CSV to standard output; a FIFO is written in place', async () => {
+    for (const out of ['-', '/dev/stdout']) {
+      const r = await cli(['--relation', 'current_stops', '--out', out, '--format', 'csv']);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\r\n');
+      expect(lines).toHaveLength(STOPS + 1);
+      expect(lines[0]).toContain('fid,');
+    }
+    const fifo = join(dir, 'fifo.csv');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    let read = '';
+    const reader = new Promise<void>((resolve, reject) => {
+      createReadStream(fifo, 'utf8').on('data', (d) => (read += String(d))).on('end', resolve).on('error', reject);
+    });
+    const r = await cli(['--relation', 'current_stops', '--out', fifo]);
+    await reader;
+    expect(r.code, r.stderr).toBe(0);
+    expect(read.trimEnd().split('\r\n')).toHaveLength(STOPS + 1);
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
   });
 
   it('keeps an existing file mode 0600, its hard links, and a symbolic link as a link', async () => {
