@@ -69,9 +69,11 @@ function whereSql(rel: ExportRelation, filter: RowFilter): string {
     const g = ident(rel.geometry.name);
     const [x0, y0, x1, y1] = filter.bbox.map((n) => Number(n).toString());
     const box = `ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1}, 4326)`;
-    // On the column itself, so its GiST index serves the test: the box goes to the column's SRID.
-    const target = rel.geometry.sourceSrid === 0 ? `ST_SetSRID(${box}, ST_SRID(${g}))` : rel.geometry.sourceSrid === 4326 ? box : `ST_Transform(${box}, ${rel.geometry.sourceSrid})`;
-    conditions.push(rel.geometry.sourceSrid === 0 ? `ST_Intersects(${g}, ${target}) AND ST_SRID(${g}) IN (0, 4326)` : `ST_Intersects(${g}, ${target})`);
+    // On the column itself, so its GiST index serves the test: the box goes to the column's SRID. A
+    // column without a declared SRID has no single one to go to: each row is taken to 4326 (no index).
+    const srid = rel.geometry.sourceSrid;
+    if (srid === 0) conditions.push(`ST_Intersects(CASE WHEN ST_SRID(${g}) IN (0, 4326) THEN ST_SetSRID(${g}, 4326) ELSE ST_Transform(${g}, 4326) END, ${box})`);
+    else conditions.push(`ST_Intersects(${g}, ${srid === 4326 ? box : `ST_Transform(${box}, ${srid})`})`);
   }
   return conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
 }
