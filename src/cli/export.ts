@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { LockedError } from '../db/lock.js';
 import { ConfigError, errorText, ExitCode } from '../errors.js';
-import { EXPORT_FORMATS, exportFormatOf, exportRelations, parseExportBbox, removePendingTemps, type ExportFormat } from '../export/index.js';
+import { EXPORT_FORMATS, exportFormatOf, exportRelations, parseExportBbox, precheckWhere, removePendingTemps, type ExportFormat } from '../export/index.js';
 import type { Logger } from '../util/log.js';
 import { addDbOption, addOutputOptions, loggerFor, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
 
@@ -30,7 +30,9 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
  */
 function throughServe(error: unknown): unknown {
   if (!(error instanceof LockedError) || !/ in use by [^(]*\bserve\b/.test(error.message)) return error;
-  const port = /--port[= ](\d+)/.exec(error.message)?.[1] ?? '5433';
+  const given = /--port[= ](\d+)/.exec(error.message)?.[1] ?? '5433';
+  // --port 0 lets the system choose: serve printed the port it got.
+  const port = given === '0' ? '<the port serve printed>' : given;
   return new LockedError(
     `${error.message}. Export through the server instead: --db "postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable" ` +
       '(with the password serve asks for in PGPASSWORD, if any), or stop serve first',
@@ -78,6 +80,7 @@ export function registerExport(program: Command): void {
     // A bad format, extension or box is told before a database is opened (PGlite takes seconds to start).
     const format = exportFormatOf(opts.format, opts.out);
     const bbox = opts.bbox === undefined ? undefined : parseExportBbox(opts.bbox);
+    if (opts.where !== undefined) await precheckWhere(opts.where);
     // No migration: an analyst's read-only role exports from a schema it cannot change.
     const db = await openDb(dbUrlFrom(opts.db)).catch((e: unknown) => {
       throw throughServe(e);

@@ -91,6 +91,13 @@ export function exportFormatOf(format: string | undefined, out: string): ExportF
   return byExtension;
 }
 
+/** Checks a --where condition's form before any database is opened (the columns are checked later, per relation). */
+export async function precheckWhere(condition: string): Promise<void> {
+  const { loadModule, parseSync } = await import('libpg-query');
+  await loadModule();
+  checkedWhere(condition, undefined, parseSync);
+}
+
 /** `--bbox minLon,minLat,maxLon,maxLat`: four numbers in range, min below max. */
 export function parseExportBbox(text: string): BBox {
   const parts = text.split(',').map((p) => p.trim());

@@ -68,12 +68,13 @@ function refuse(why: string): never {
 }
 
 /** Checks one node of the condition; its children are walked by the caller. */
-function checkNode(type: string, body: Json, columns: ReadonlySet<string>): void {
+function checkNode(type: string, body: Json, columns: ReadonlySet<string> | undefined): void {
   if (!NODES.has(type)) refuse(`${type} is not allowed; a condition holds columns, constants, operators, casts and plain functions (no subquery, no other table)`);
   if (type === 'ColumnRef') {
     const fields = svals(body['fields']);
     const name = fields[0] ?? '';
-    if (fields.length !== 1 || !columns.has(name)) refuse(`"${fields.join('.')}" is not a column of the relation; its columns: ${[...columns].join(', ')}`);
+    if (fields.length !== 1) refuse(`"${fields.join('.')}" is not a column of the relation: name its columns unqualified`);
+    if (columns && !columns.has(name)) refuse(`"${name}" is not a column of the relation; its columns: ${[...columns].join(', ')}`);
   } else if (type === 'FuncCall') {
     const name = svals(body['funcname']);
     const bare = name.at(-1) ?? '';
@@ -94,10 +95,11 @@ function checkNode(type: string, body: Json, columns: ReadonlySet<string>): void
 }
 
 /**
- * The condition as the export embeds it, once checked against the relation's columns; a ConfigError
- * naming --where and the part refused otherwise. `parse` is libpg-query's parseSync, loaded by the caller.
+ * The condition as the export embeds it, once checked (against the relation's columns when `rel` is
+ * given); a ConfigError naming --where and the part refused otherwise. `parse` is libpg-query's
+ * parseSync, loaded by the caller.
  */
-export function checkedWhere(condition: string, rel: ExportRelation, parse: (sql: string) => unknown): string {
+export function checkedWhere(condition: string, rel: ExportRelation | undefined, parse: (sql: string) => unknown): string {
   if (condition.trim() === '') refuse('empty; give a condition such as "name ILIKE \'%bahnhof%\'"');
   if (condition.length > MAX_LENGTH) refuse(`longer than ${MAX_LENGTH} characters`);
   if (condition.includes('\u0000')) refuse('holds a NUL character');
@@ -115,7 +117,8 @@ export function checkedWhere(condition: string, rel: ExportRelation, parse: (sql
   if (!select || select['op'] !== 'SETOP_NONE' || Object.keys(select).some((k) => !allowedKeys.has(k)) || !Array.isArray(select['fromClause']) || select['fromClause'].length !== 1) {
     refuse('must be one condition, not a statement or a clause (no ;, UNION, ORDER BY, LIMIT, GROUP BY)');
   }
-  const columns = new Set([...rel.columns.map((c) => c.name), ...(rel.geometry ? [rel.geometry.name] : [])]);
+  // Without the relation (checked before the database is opened), any single column name passes here.
+  const columns = rel ? new Set([...rel.columns.map((c) => c.name), ...(rel.geometry ? [rel.geometry.name] : [])]) : undefined;
   // Iterative, with a bound: a condition nested 10,000 deep neither overflows the stack nor takes long.
   const stack: unknown[] = [select['whereClause']];
   let seen = 0;

@@ -57,6 +57,7 @@ describe('efa-sync export: filters, layers and indexes GDAL sees', { timeout: 30
       ['true) ORDER BY (1', 'must be one condition'],
       ['true) --', 'not a valid SQL condition'],
       ['efa.runs.run_id = 1', 'is not a column of the relation'],
+      ['nosuch = 1', '"nosuch" is not a column of the relation; its columns: fid,'],
       ["set_config('role', 'x', false) = 'x'", 'function set_config is not allowed'],
       ['fid OPERATOR(pg_catalog.=) 1', 'operator'],
       [`${'('.repeat(3000)}true${')'.repeat(3000)}`, '--where'],
@@ -162,7 +163,7 @@ describe('efa-sync export: filters, layers and indexes GDAL sees', { timeout: 30
       for (let i = 0; i < 600 && !/psql|listening|5432|127\.0\.0\.1:\d+/.test(log); i++) await new Promise((r) => setTimeout(r, 100));
       const r = await cli(['--relation', 'current_stops', '--out', join(dir, 'held.csv')]);
       expect(r.code, log).toBe(4);
-      expect(r.stderr).toContain('--db "postgresql://');
+      expect(r.stderr).toContain('Export through the server instead: --db \\"postgresql://postgres@127.0.0.1:');
     } finally {
       server.kill('SIGTERM');
       await exited;
