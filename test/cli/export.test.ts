@@ -69,7 +69,7 @@ describe('efa-sync export: one relation to a file, streaming', { timeout: 300_00
   const exported = async (args: readonly string[]): Promise<Summary> => {
     const r = await exportCli(args);
     expect(r.stderr).not.toContain('"level":"error"');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as Summary;
   };
 

@@ -57,7 +57,7 @@ describe('efa-sync export: filters, layers and indexes GDAL sees', { timeout: 30
       ['true) ORDER BY (1', 'must be one condition'],
       ['true) --', 'not a valid SQL condition'],
       ['efa.runs.run_id = 1', 'is not a column of the relation'],
-      ['nosuch = 1', '"nosuch" is not a column of the relation; its columns: fid,'],
+      ['nosuch = 1', 'is not a column of the relation; its columns: fid, source,'],
       ["set_config('role', 'x', false) = 'x'", 'function set_config is not allowed'],
       ['fid OPERATOR(pg_catalog.=) 1', 'operator'],
       [`${'('.repeat(3000)}true${')'.repeat(3000)}`, '--where'],
