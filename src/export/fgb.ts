@@ -229,11 +229,20 @@ function indexedLayer(rel: ExportRelation, path: string, options: WriterOptions)
         for (let k = 1; k < count; k++) offsets[k] = (offsets[k - 1] ?? 0) + (sizes[order[k - 1] ?? 0] ?? 0);
         await out.put(fgbHeader(rel, count, { nodeSize: INDEX_NODE_SIZE, envelope: extentOf(features) }));
         await out.put(buildTree(features, order, offsets));
+        // Read in Hilbert order (random places of the side file), written out about 1 MB at a time.
+        let pending: Buffer[] = [];
+        let pendingBytes = 0;
         for (let k = 0; k < count; k++) {
           const i = order[k] ?? 0;
           const buffer = Buffer.allocUnsafe(sizes[i] ?? 0);
           await reader.read(buffer, 0, buffer.length, starts[i] ?? 0);
-          await out.put(buffer);
+          pending.push(buffer);
+          pendingBytes += buffer.length;
+          if (pendingBytes >= 1 << 20 || k === count - 1) {
+            await out.put(Buffer.concat(pending, pendingBytes));
+            pending = [];
+            pendingBytes = 0;
+          }
         }
       }
       await out.end();
