@@ -64,7 +64,7 @@ describe('efa-sync export: filters, layers and indexes GDAL sees', { timeout: 30
     ];
     for (const [where, message] of refusals) {
       const r = await cli(['--relation', 'current_stops', '--out', join(dir, 'refused.csv'), '--where', where]);
-      expect(r.code, where).toBe(2);
+      expect(r.code, `${where}: ${r.stderr}`).toBe(2);
       expect(r.stderr, where).toContain(message);
     }
     // A trailing comment is harmless: it ends at the line break the condition is embedded with, so the
