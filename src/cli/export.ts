@@ -1,44 +1,115 @@
 import { Option, type Command } from 'commander';
 import { dbUrlFrom, openDb } from '../db/index.js';
-import { errorText } from '../errors.js';
-import { EXPORT_FORMATS, exportFormatOf, exportRelation, type ExportFormat } from '../export/index.js';
+import { LockedError } from '../db/lock.js';
+import { ConfigError, errorText, ExitCode } from '../errors.js';
+import { EXPORT_FORMATS, exportFormatOf, exportRelations, parseExportBbox, precheckWhere, removePendingTemps, type ExportFormat } from '../export/index.js';
+import type { Logger } from '../util/log.js';
 import { addDbOption, addOutputOptions, loggerFor, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
 import { addLakeOption, isLakeExport, runLakeExport } from './lake.js';
 
+/** The environment variables behind export's own options (the project's option-env convention). */
+export const EXPORT_OPTION_ENV = {
+  csvRaw: 'EFA_CSV_RAW',
+} as const;
+
 interface ExportCliOptions extends CommonOptions {
-  relation: string;
+  relation?: string[];
   out: string;
   format?: ExportFormat;
   batchSize?: number;
+  where?: string;
+  bbox?: string;
+  csvRaw?: boolean;
 }
 
-/** `efa-sync export`: one table or view of schema efa to a file, for people without PostGIS. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/**
+ * `efa-sync serve` holds the embedded database (PGlite is one process at a time): the export can
+ * go through the server instead, as any PostgreSQL client would. The holder's command line is in
+ * the lock file, which the LockedError quotes: its port, or serve's default.
+ */
+function throughServe(error: unknown): unknown {
+  if (!(error instanceof LockedError) || !/ in use by [^(]*\bserve\b/.test(error.message)) return error;
+  const given = /--port[= ](\d+)/.exec(error.message)?.[1] ?? '5433';
+  // --port 0 lets the system choose: serve printed the port it got.
+  const port = given === '0' ? '<the port serve printed>' : given;
+  return new LockedError(
+    `${error.message}. Export through the server instead: --db "postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable" ` +
+      '(with the password serve asks for in PGPASSWORD, if any), or stop serve first',
+  );
+}
+
+/**
+ * SIGINT/SIGTERM while a file is written: its temporary file (`.name.<pid>.<hex>.tmp`, and a
+ * FlatGeobuf's side file) is removed, one line says so, and the process exits 130 or 143.
+ */
+function removeTempsOnSignal(log: Logger): () => void {
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    removePendingTemps();
+    log.error(`stopped by ${signal}: the export was not written (its temporary file is removed)`);
+    process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+  };
+  const onInt = (): void => onSignal('SIGINT');
+  const onTerm = (): void => onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
+}
+
+/** `efa-sync export`: tables or views of schema efa to a file, for people without PostGIS. */
 export function registerExport(program: Command): void {
   const cmd = program
     .command('export')
-    .description('write one table or view of schema efa to a GeoPackage, FlatGeobuf, GeoParquet or CSV file, streaming')
-    .requiredOption('--relation <name>', 'a table or view of schema efa (stops, current_stops, efa.operating_areas, …)')
-    .requiredOption('--out <file>', 'the file to write (replaced when it exists; written under a temporary name until complete)')
+    .description('write tables or views of schema efa to a GeoPackage, FlatGeobuf, GeoParquet or CSV file (or standard output), streaming')
+    .option('--relation <name>', 'a table or view of schema efa (stops, current_stops, efa.operating_areas, …); repeat it for several layers in one GeoPackage', collect)
+    .requiredOption('--out <file>', 'the file to write (replaced when complete; a device, FIFO or - for standard output is written in place, csv/fgb/parquet only)')
     .addOption(new Option('--format <format>', 'file format (default: from the extension of --out)').choices([...EXPORT_FORMATS]))
+    .option('--where <condition>', "only the rows where this SQL condition holds, e.g. \"name ILIKE '%bahnhof%'\" (columns, constants, operators and plain functions only)")
+    .option('--bbox <minLon,minLat,maxLon,maxLat>', 'only the rows whose geometry intersects this box (EPSG:4326, uses the spatial index)')
+    .addOption(new Option('--csv-raw', "csv: write text cells starting with = + - @ as they are (default: prefixed with ' against formula injection)").env(EXPORT_OPTION_ENV.csvRaw))
     .addOption(new Option('--batch-size <rows>', 'rows fetched and written at a time: what is held in memory').argParser(positiveNumber('--batch-size')).default(5_000));
   addOutputOptions(addDbOption(addLakeOption(cmd))).action(async (opts: ExportCliOptions) => {
     if (isLakeExport(opts)) return runLakeExport(opts);
     const log = loggerFor(opts);
-    // A bad format or extension is told before a database is opened (PGlite takes seconds to start).
+    const relations = opts.relation ?? [];
+    if (relations.length === 0) {
+      throw new ConfigError("--relation: required; name a table or view of schema efa (efa-sync export --relation current_stops --out stops.gpkg)", 'relation');
+    }
+    // A bad format, extension or box is told before a database is opened (PGlite takes seconds to start).
     const format = exportFormatOf(opts.format, opts.out);
+    const bbox = opts.bbox === undefined ? undefined : parseExportBbox(opts.bbox);
+    if (opts.where !== undefined) await precheckWhere(opts.where);
     // No migration: an analyst's read-only role exports from a schema it cannot change.
-    const db = await openDb(dbUrlFrom(opts.db));
+    const db = await openDb(dbUrlFrom(opts.db)).catch((e: unknown) => {
+      throw throughServe(e);
+    });
+    const disposeSignals = removeTempsOnSignal(log);
     try {
       const summary = await whenDatabaseLost(db, undefined, () =>
-        exportRelation(db, { relation: opts.relation, out: opts.out, format, ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) }),
+        exportRelations(db, {
+          relations,
+          out: opts.out,
+          format,
+          where: opts.where,
+          bbox,
+          csvRaw: opts.csvRaw === true,
+          onWarning: (message) => log.warn(message),
+          ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
+        }),
       );
-      if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      // With --out -, standard output carries the file: the summary goes to standard error.
+      if (opts.json) (opts.out === '-' ? process.stderr : process.stdout).write(`${JSON.stringify(summary)}\n`);
       else
         log.info(
-          `exported ${summary.rows} rows of ${summary.relation} to ${summary.out} (${summary.format}, ${Math.ceil(summary.bytes / 1024)} KiB) in ${summary.durationS}s` +
+          `exported ${summary.rows} rows of ${summary.relation} to ${summary.out} (${summary.format}${summary.bytes === undefined ? '' : `, ${Math.ceil(summary.bytes / 1024)} KiB`}) in ${summary.durationS}s` +
             `${summary.geometry ? `; geometry ${summary.geometry}` : '; no geometry'}${summary.key ? `; key ${summary.key}` : ''}`,
         );
     } finally {
+      disposeSignals();
       await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
     }
   });

@@ -1,14 +1,18 @@
 import Database from 'better-sqlite3';
 import type { ColumnKind, ExportRelation, ExportRow } from './relation.js';
-import type { ExportWriter, WriterModule } from './writer.js';
+import type { WriteSink } from './target.js';
+import type { ExportWriter, LayerWriter, WriterModule } from './writer.js';
 import type { BBox } from '../tiling/types.js';
 
 /**
  * GeoPackage 1.3 (OGC 12-128r17), written table by table: gpkg_spatial_ref_sys with its three
  * required rows, gpkg_contents, gpkg_geometry_columns, and the feature table whose geometry is a
  * GeoPackage binary header followed by little-endian WKB. Column comments go to gpkg_data_columns
- * (the Schema extension), where GDAL (3.7+) and QGIS read a field's description. No R-tree:
- * it is optional, and `ogrinfo -sql "SELECT CreateSpatialIndex('<table>', 'geom')"` adds one.
+ * (the Schema extension), where GDAL (3.7+) and QGIS read a field's description. One layer per
+ * relation. Each geometry column has its spatial index (the gpkg_rtree_index extension): the
+ * `rtree_<table>_<column>` virtual table, filled as the rows are written, and the spec's triggers,
+ * created once the rows are in (they call ST_* functions GDAL provides, which plain SQLite has not),
+ * so an editor keeps the index right. EMPTY geometries arrive as NULL (stream.ts): no extent takes in 0,0.
  */
 
 /** WKT of EPSG:4326 as GDAL writes it into gpkg_spatial_ref_sys. */
@@ -92,11 +96,119 @@ export function checkSqlite(): void {
   new Database(':memory:').close();
 }
 
+/** The triggers of the gpkg_rtree_index extension (GeoPackage 1.3, annex F.3), for table t, geometry c, key i. */
+function rtreeTriggers(t: string, c: string, i: string): string {
+  const r = q(`rtree_${t}_${c}`);
+  const n = (suffix: string): string => q(`rtree_${t}_${c}_${suffix}`);
+  const [T, C, I] = [q(t), q(c), q(i)];
+  const upsert = `INSERT OR REPLACE INTO ${r} VALUES (NEW.${I}, ST_MinX(NEW.${C}), ST_MaxX(NEW.${C}), ST_MinY(NEW.${C}), ST_MaxY(NEW.${C}))`;
+  return `
+CREATE TRIGGER ${n('insert')} AFTER INSERT ON ${T} WHEN (NEW.${C} NOT NULL AND NOT ST_IsEmpty(NEW.${C}))
+BEGIN ${upsert}; END;
+CREATE TRIGGER ${n('update1')} AFTER UPDATE OF ${C} ON ${T} WHEN OLD.${I} = NEW.${I} AND (NEW.${C} NOTNULL AND NOT ST_IsEmpty(NEW.${C}))
+BEGIN ${upsert}; END;
+CREATE TRIGGER ${n('update2')} AFTER UPDATE OF ${C} ON ${T} WHEN OLD.${I} = NEW.${I} AND (NEW.${C} ISNULL OR ST_IsEmpty(NEW.${C}))
+BEGIN DELETE FROM ${r} WHERE id = OLD.${I}; END;
+CREATE TRIGGER ${n('update3')} AFTER UPDATE ON ${T} WHEN OLD.${I} != NEW.${I} AND (NEW.${C} NOTNULL AND NOT ST_IsEmpty(NEW.${C}))
+BEGIN DELETE FROM ${r} WHERE id = OLD.${I}; ${upsert}; END;
+CREATE TRIGGER ${n('update4')} AFTER UPDATE ON ${T} WHEN OLD.${I} != NEW.${I} AND (NEW.${C} ISNULL OR ST_IsEmpty(NEW.${C}))
+BEGIN DELETE FROM ${r} WHERE id IN (OLD.${I}, NEW.${I}); END;
+CREATE TRIGGER ${n('delete')} AFTER DELETE ON ${T} WHEN OLD.${C} NOT NULL
+BEGIN DELETE FROM ${r} WHERE id = OLD.${I}; END;`;
+}
+
+/** One relation as a table of the GeoPackage; `finish` registers it once its rows and extent are known. */
+function addLayer(db: Database.Database, rel: ExportRelation): LayerWriter & { finish(): void } {
+  const table = rel.name;
+  // The key becomes the INTEGER PRIMARY KEY (GDAL's FID); a relation without one gets its rows numbered.
+  const keyName = rel.key ?? 'fid';
+  const others = rel.columns.filter((c) => c.name !== rel.key);
+  const defs = [`${q(keyName)} INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL`];
+  if (rel.geometry) defs.push(`${q(rel.geometry.name)} ${rel.geometry.type === 'Geometry' ? 'GEOMETRY' : rel.geometry.type.toUpperCase()}`);
+  for (const c of others) defs.push(`${q(c.name)} ${sqliteTypes[c.kind]}${c.notNull ? ' NOT NULL' : ''}`);
+  db.exec(`CREATE TABLE ${q(table)} (${defs.join(', ')})`);
+  const rtree = rel.geometry ? q(`rtree_${table}_${rel.geometry.name}`) : undefined;
+  if (rtree) db.exec(`CREATE VIRTUAL TABLE ${rtree} USING rtree(id, minx, maxx, miny, maxy)`);
+  const indexRow = rtree ? db.prepare(`INSERT INTO ${rtree} VALUES (?, ?, ?, ?, ?)`) : undefined;
+
+  const insertColumns = [...(rel.key ? [rel.key] : []), ...(rel.geometry ? [rel.geometry.name] : []), ...others.map((c) => c.name)];
+  const insert = db.prepare(`INSERT INTO ${q(table)} (${insertColumns.map(q).join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')})`);
+  const keyIndex = rel.key ? rel.columns.findIndex((c) => c.name === rel.key) : -1;
+  const otherIndexes = others.map((c) => rel.columns.indexOf(c));
+  const extent = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+  const seenTypes = new Set<string>();
+  const srid = rel.geometry?.srid ?? 0;
+
+  const insertBatch = db.transaction((rows: readonly ExportRow[]) => {
+    for (const row of rows) {
+      const params: unknown[] = [];
+      if (keyIndex >= 0) params.push(sqliteValue('int64', row.values[keyIndex]));
+      const bbox = rel.geometry && row.geometry instanceof Uint8Array ? row.bbox : null;
+      if (rel.geometry) {
+        if (row.geometry instanceof Uint8Array && bbox) {
+          params.push(gpkgGeometry(row.geometry, srid, bbox, row.geometryType === 'Point'));
+          extent.minX = Math.min(extent.minX, bbox[0]);
+          extent.minY = Math.min(extent.minY, bbox[1]);
+          extent.maxX = Math.max(extent.maxX, bbox[2]);
+          extent.maxY = Math.max(extent.maxY, bbox[3]);
+          if (row.geometryType) seenTypes.add(row.geometryType);
+        } else params.push(null);
+      }
+      for (const i of otherIndexes) params.push(sqliteValue(rel.columns[i]?.kind ?? 'text', row.values[i]));
+      const { lastInsertRowid } = insert.run(...params);
+      if (indexRow && bbox) indexRow.run(lastInsertRowid, bbox[0], bbox[2], bbox[1], bbox[3]);
+    }
+  });
+
+  return {
+    begin: () => undefined,
+    write: (rows) => insertBatch(rows),
+    finish: () => {
+      const hasExtent = Number.isFinite(extent.minX);
+      db.prepare(
+        'INSERT INTO gpkg_contents (table_name, data_type, identifier, description, min_x, min_y, max_x, max_y, srs_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        table,
+        rel.geometry ? 'features' : 'attributes',
+        table,
+        rel.comment ?? '',
+        hasExtent ? extent.minX : null,
+        hasExtent ? extent.minY : null,
+        hasExtent ? extent.maxX : null,
+        hasExtent ? extent.maxY : null,
+        rel.geometry ? srid : null,
+      );
+      if (rel.geometry) {
+        // An unconstrained column (a computed view column) that held one type only is declared as that type.
+        const declared = rel.geometry.type !== 'Geometry' ? rel.geometry.type : seenTypes.size === 1 ? [...seenTypes][0] ?? 'Geometry' : 'Geometry';
+        db.prepare('INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, ?, 0, 0)').run(table, rel.geometry.name, declared.toUpperCase(), srid);
+        db.exec(rtreeTriggers(table, rel.geometry.name, keyName));
+        db.prepare('INSERT INTO gpkg_extensions VALUES (?, ?, ?, ?, ?)').run(
+          table,
+          rel.geometry.name,
+          'gpkg_rtree_index',
+          'http://www.geopackage.org/spec120/#extension_rtree',
+          'write-only',
+        );
+      }
+      const described = [
+        ...rel.columns.filter((c) => c.comment !== null).map((c) => [c.name, c.comment, c.kind === 'json' ? 'application/json' : null] as const),
+        ...(rel.geometry?.comment ? [[rel.geometry.name, rel.geometry.comment, null] as const] : []),
+      ];
+      const dc = db.prepare('INSERT INTO gpkg_data_columns (table_name, column_name, description, mime_type) VALUES (?, ?, ?, ?)');
+      for (const [column, description, mime] of described) dc.run(table, column, description, mime);
+    },
+  };
+}
+
 export const gpkg: WriterModule = {
   geometryEncoding: 'wkb',
   needsGeometry: false,
-  open(path: string, rel: ExportRelation): ExportWriter {
-    const db = new Database(path);
+  notStreamable: 'a GeoPackage is an SQLite database, written with random access: name a regular file',
+  multiLayer: true,
+  open(sink: WriteSink, rels: readonly ExportRelation[]): ExportWriter {
+    if (sink.kind !== 'path') throw new Error(`gpkg: ${gpkg.notStreamable}`);
+    const db = new Database(sink.path);
     // A file being written from scratch: no rollback journal to keep, and no fsync per batch.
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
@@ -107,73 +219,12 @@ export const gpkg: WriterModule = {
     srs.run('Undefined cartesian SRS', -1, 'NONE', -1, 'undefined', 'undefined cartesian coordinate reference system');
     srs.run('Undefined geographic SRS', 0, 'NONE', 0, 'undefined', 'undefined geographic coordinate reference system');
     srs.run('WGS 84 geodetic', 4326, 'EPSG', 4326, WGS84_WKT, 'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');
-
-    const table = rel.name;
-    // The key becomes the INTEGER PRIMARY KEY (GDAL's FID); a relation without one gets its rows numbered.
-    const keyName = rel.key ?? 'fid';
-    const others = rel.columns.filter((c) => c.name !== rel.key);
-    const defs = [`${q(keyName)} INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL`];
-    if (rel.geometry) defs.push(`${q(rel.geometry.name)} ${rel.geometry.type === 'Geometry' ? 'GEOMETRY' : rel.geometry.type.toUpperCase()}`);
-    for (const c of others) defs.push(`${q(c.name)} ${sqliteTypes[c.kind]}${c.notNull ? ' NOT NULL' : ''}`);
-    db.exec(`CREATE TABLE ${q(table)} (${defs.join(', ')})`);
-
-    const insertColumns = [...(rel.key ? [rel.key] : []), ...(rel.geometry ? [rel.geometry.name] : []), ...others.map((c) => c.name)];
-    const insert = db.prepare(`INSERT INTO ${q(table)} (${insertColumns.map(q).join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')})`);
-    const keyIndex = rel.key ? rel.columns.findIndex((c) => c.name === rel.key) : -1;
-    const otherIndexes = others.map((c) => rel.columns.indexOf(c));
-    const extent = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
-    const seenTypes = new Set<string>();
-    const srid = rel.geometry?.srid ?? 0;
-
-    const insertBatch = db.transaction((rows: readonly ExportRow[]) => {
-      for (const row of rows) {
-        const params: unknown[] = [];
-        if (keyIndex >= 0) params.push(sqliteValue('int64', row.values[keyIndex]));
-        if (rel.geometry) {
-          if (row.geometry instanceof Uint8Array && row.bbox) {
-            params.push(gpkgGeometry(row.geometry, srid, row.bbox, row.geometryType === 'Point'));
-            extent.minX = Math.min(extent.minX, row.bbox[0]);
-            extent.minY = Math.min(extent.minY, row.bbox[1]);
-            extent.maxX = Math.max(extent.maxX, row.bbox[2]);
-            extent.maxY = Math.max(extent.maxY, row.bbox[3]);
-            if (row.geometryType) seenTypes.add(row.geometryType);
-          } else params.push(null);
-        }
-        for (const i of otherIndexes) params.push(sqliteValue(rel.columns[i]?.kind ?? 'text', row.values[i]));
-        insert.run(...params);
-      }
-    });
-
+    const layers = rels.map((rel) => addLayer(db, rel));
     return {
-      begin: () => undefined,
-      write: (rows) => insertBatch(rows),
+      layers,
       finish: () => {
-        const hasExtent = Number.isFinite(extent.minX);
-        db.prepare(
-          'INSERT INTO gpkg_contents (table_name, data_type, identifier, description, min_x, min_y, max_x, max_y, srs_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(
-          table,
-          rel.geometry ? 'features' : 'attributes',
-          table,
-          rel.comment ?? '',
-          hasExtent ? extent.minX : null,
-          hasExtent ? extent.minY : null,
-          hasExtent ? extent.maxX : null,
-          hasExtent ? extent.maxY : null,
-          rel.geometry ? srid : null,
-        );
-        if (rel.geometry) {
-          // An unconstrained column (a computed view column) that held one type only is declared as that type.
-          const declared = rel.geometry.type !== 'Geometry' ? rel.geometry.type : seenTypes.size === 1 ? [...seenTypes][0] ?? 'Geometry' : 'Geometry';
-          db.prepare('INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, ?, 0, 0)').run(table, rel.geometry.name, declared.toUpperCase(), srid);
-        }
-        const described = [
-          ...rel.columns.filter((c) => c.comment !== null).map((c) => [c.name, c.comment, c.kind === 'json' ? 'application/json' : null] as const),
-          ...(rel.geometry?.comment ? [[rel.geometry.name, rel.geometry.comment, null] as const] : []),
-        ];
-        if (described.length > 0) {
-          const dc = db.prepare('INSERT INTO gpkg_data_columns (table_name, column_name, description, mime_type) VALUES (?, ?, ?, ?)');
-          for (const [column, description, mime] of described) dc.run(table, column, description, mime);
+        for (const layer of layers) layer.finish();
+        if (rels.some((r) => r.columns.some((c) => c.comment !== null) || r.geometry?.comment)) {
           db.prepare('INSERT INTO gpkg_extensions VALUES (?, ?, ?, ?, ?)').run(
             'gpkg_data_columns',
             null,

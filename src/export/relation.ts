@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Tx } from '../db/connect.js';
+import type { Db } from '../db/connect.js';
 import { ConfigError } from '../errors.js';
 import type { BBox } from '../tiling/types.js';
 
@@ -15,6 +15,11 @@ export interface ExportColumn {
   /** The column's COMMENT, for the formats that have a place for it. */
   readonly comment: string | null;
   readonly notNull: boolean;
+  /**
+   * For a one-dimensional array of a scalar type (int[], text[]): the kind of its elements. The
+   * column still travels as JSON text (kind json); Parquet writes it as a list of these.
+   */
+  readonly element?: ColumnKind | undefined;
 }
 
 /** The geometry column of a relation: the first column of type geometry. */
@@ -22,7 +27,10 @@ export interface ExportGeometry {
   readonly name: string;
   /** OGC name from the column's type modifier: Point, Polygon, MultiPolygon, …; Geometry when unconstrained. */
   readonly type: string;
+  /** The SRID written: always 4326 (other SRIDs are transformed by PostGIS on the way out). */
   readonly srid: number;
+  /** The column's declared SRID: 4326, another EPSG code (transformed), or 0 (unconstrained: per row). */
+  readonly sourceSrid: number;
   readonly comment: string | null;
 }
 
@@ -83,6 +91,8 @@ interface ColumnRow {
   not_null: boolean;
   geometry_type: string | null;
   srid: number | null;
+  element: string | null;
+  dims: number;
 }
 
 /**
@@ -105,24 +115,29 @@ export async function describeRelation(db: Db, name: string): Promise<ExportRela
     SELECT a.attname AS name, t.typname, t.typcategory AS category, col_description(c.oid, a.attnum) AS comment,
            a.attnotnull AS not_null,
            CASE WHEN t.typname = 'geometry' THEN postgis_typmod_type(a.atttypmod) END AS geometry_type,
-           CASE WHEN t.typname = 'geometry' THEN postgis_typmod_srid(a.atttypmod) END AS srid
+           CASE WHEN t.typname = 'geometry' THEN postgis_typmod_srid(a.atttypmod) END AS srid,
+           et.typname AS element, a.attndims AS dims
     FROM pg_attribute a
     JOIN pg_class c ON c.oid = a.attrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_type t ON t.oid = a.atttypid
+    LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
     WHERE n.nspname = 'efa' AND c.relname = ${bare} AND a.attnum > 0 AND NOT a.attisdropped
     ORDER BY a.attnum`.execute(db.kysely);
   let geometry: ExportGeometry | undefined;
   const columns: ExportColumn[] = [];
   for (const c of result.rows) {
     if (c.typname === 'geometry' && !geometry) {
-      // efa stores EPSG:4326 throughout; a column without a declared SRID (a computed view column) holds it too.
-      const srid = c.srid && c.srid > 0 ? c.srid : 4326;
-      if (srid !== 4326) throw new ConfigError(`--relation: efa.${bare}.${c.name} has SRID ${srid}; export writes EPSG:4326 only`, 'relation');
-      geometry = { name: c.name, type: (c.geometry_type ?? 'Geometry').replace(/ZM?$|M$/, ''), srid, comment: c.comment };
+      // efa stores EPSG:4326; a table an operator adds may declare another SRID (PostGIS transforms
+      // it on the way out), or none (a computed view column: each row's own SRID decides, see stream.ts).
+      const sourceSrid = c.srid && c.srid > 0 ? c.srid : 0;
+      if (sourceSrid !== 0 && sourceSrid !== 4326) await assertTransformable(db, `efa.${bare}.${c.name}`, sourceSrid);
+      geometry = { name: c.name, type: (c.geometry_type ?? 'Geometry').replace(/ZM?$|M$/, ''), srid: 4326, sourceSrid, comment: c.comment };
       continue;
     }
-    columns.push({ name: c.name, kind: kindOf(c), comment: c.comment, notNull: c.not_null });
+    const kind = kindOf(c);
+    const element = c.category === 'A' && c.element !== null && Number(c.dims) <= 1 ? scalarKind(c.element) : undefined;
+    columns.push({ name: c.name, kind, comment: c.comment, notNull: c.not_null, ...(element ? { element } : {}) });
   }
   // The key: fid where the relation has one (the entity tables and their views), else a table's
   // single-column integer primary key (runs.run_id, run_tiles.run_tile_id).
@@ -147,7 +162,25 @@ export async function describeRelation(db: Db, name: string): Promise<ExportRela
   };
 }
 
-function kindOf(c: ColumnRow): ColumnKind {
+/** An SRID PostGIS can transform from: one spatial_ref_sys knows (with a proj4 or WKT definition). */
+async function assertTransformable(db: Db, column: string, srid: number): Promise<void> {
+  const known = await sql<{ n: number }>`SELECT count(*)::int AS n FROM spatial_ref_sys WHERE srid = ${srid}`.execute(db.kysely);
+  if (Number(known.rows[0]?.n ?? 0) === 0) {
+    throw new ConfigError(
+      `--relation: ${column} is in SRID ${srid}, which spatial_ref_sys does not know, so it cannot be transformed to EPSG:4326; ` +
+        'transform the column (ST_Transform) or add the SRID to spatial_ref_sys',
+      'relation',
+    );
+  }
+}
+
+/** The kind of an array's elements, for the scalar types a Parquet list holds; undefined otherwise. */
+function scalarKind(typname: string): ColumnKind | undefined {
+  const kind = kindOf({ typname, category: '' } as ColumnRow);
+  return kind === 'bool' || kind === 'int32' || kind === 'int64' || kind === 'double' || (kind === 'text' && typname !== 'geometry') ? kind : undefined;
+}
+
+function kindOf(c: Pick<ColumnRow, 'typname' | 'category'>): ColumnKind {
   switch (c.typname) {
     case 'bool':
       return 'bool';
@@ -160,6 +193,11 @@ function kindOf(c: ColumnRow): ColumnKind {
     case 'float8':
     case 'numeric':
       return 'double';
+    case 'varchar':
+    case 'text':
+    case 'bpchar':
+    case 'name':
+      return 'text';
     case 'timestamptz':
     case 'timestamp':
       return 'datetime';
@@ -176,123 +214,3 @@ function kindOf(c: ColumnRow): ColumnKind {
   }
 }
 
-const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-/** The SELECT expression of a column: one JS type per kind whatever the driver. */
-function columnExpression(c: ExportColumn): string {
-  const col = ident(c.name);
-  switch (c.kind) {
-    case 'int64':
-      return `${col}::int8::text`;
-    case 'int32':
-      return `${col}::int4`;
-    case 'double':
-      return `${col}::float8`;
-    case 'datetime':
-      // The GeoPackage DATETIME form, which GDAL, FlatGeobuf readers and Parquet converters all parse.
-      return `to_char(${col}::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-    case 'date':
-      return `to_char(${col}, 'YYYY-MM-DD')`;
-    case 'json':
-      return `to_jsonb(${col})::text`;
-    case 'text':
-      return `${col}::text`;
-    case 'bool':
-    case 'binary':
-      return col;
-  }
-}
-
-function selectSql(rel: ExportRelation, encoding: GeometryEncoding): string {
-  const list = rel.columns.map((c, i) => `${columnExpression(c)} AS c${i}`);
-  const g = rel.geometry ? ident(rel.geometry.name) : undefined;
-  if (g) {
-    list.push(`GeometryType(${g}) AS g_type`);
-    list.push(`ST_XMin(${g}) AS g_xmin, ST_YMin(${g}) AS g_ymin, ST_XMax(${g}) AS g_xmax, ST_YMax(${g}) AS g_ymax`);
-    if (encoding === 'wkb') list.push(`ST_AsBinary(${g}, 'NDR') AS g`);
-    else if (encoding === 'geojson') list.push(`ST_AsGeoJSON(${g}, 15) AS g`);
-    else {
-      // A point is its own lon/lat; anything else gets a point on its surface and its WKT.
-      list.push(`CASE WHEN GeometryType(${g}) = 'POINT' THEN ${g} ELSE ST_PointOnSurface(${g}) END AS g_point`);
-      list.push(`CASE WHEN GeometryType(${g}) = 'POINT' THEN NULL ELSE ST_AsText(${g}, 15) END AS g_wkt`);
-    }
-  }
-  const inner = `SELECT ${list.join(', ')} FROM efa.${ident(rel.name)}${rel.key ? ` ORDER BY ${ident(rel.key)}` : ''}`;
-  if (g && encoding === 'lonlat') return `SELECT q.*, ST_X(q.g_point) AS g_lon, ST_Y(q.g_point) AS g_lat FROM (${inner}) q`;
-  return inner;
-}
-
-/** PostGIS answers GeometryType in capitals (POINT, MULTIPOLYGON); the formats name them in OGC case. */
-const ogcNames: Record<string, string> = {
-  POINT: 'Point',
-  LINESTRING: 'LineString',
-  POLYGON: 'Polygon',
-  MULTIPOINT: 'MultiPoint',
-  MULTILINESTRING: 'MultiLineString',
-  MULTIPOLYGON: 'MultiPolygon',
-  GEOMETRYCOLLECTION: 'GeometryCollection',
-};
-
-type RawRow = Record<string, unknown>;
-
-function toRow(rel: ExportRelation, raw: RawRow): ExportRow {
-  const values = rel.columns.map((c, i) => normalise(c.kind, raw[`c${i}`]));
-  if (!rel.geometry) return { values, geometry: null, bbox: null, geometryType: null };
-  const type = typeof raw['g_type'] === 'string' ? (ogcNames[raw['g_type']] ?? raw['g_type']) : null;
-  const num = (k: string): number => Number(raw[k]);
-  const bbox = type === null ? null : ([num('g_xmin'), num('g_ymin'), num('g_xmax'), num('g_ymax')] as const);
-  const g = raw['g'];
-  const geometry = g instanceof Uint8Array ? new Uint8Array(g.buffer, g.byteOffset, g.byteLength) : typeof g === 'string' ? g : null;
-  const lonlat =
-    'g_lon' in raw
-      ? { lon: raw['g_lon'] === null ? null : Number(raw['g_lon']), lat: raw['g_lat'] === null ? null : Number(raw['g_lat']), wkt: (raw['g_wkt'] as string | null) ?? null }
-      : {};
-  return { values, geometry, bbox, geometryType: type, ...lonlat };
-}
-
-function normalise(kind: ColumnKind, v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  // node-postgres returns bytea as a Buffer, PGlite as a Uint8Array: the writers see Uint8Array.
-  if (kind === 'binary' && v instanceof Uint8Array) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  return v;
-}
-
-export interface StreamOptions {
-  /** Rows per FETCH: the most rows held in memory at once. */
-  readonly batchSize?: number;
-  /** Called once, before the first batch, with the number of rows the export will write. */
-  readonly onCount?: (count: number) => void | Promise<void>;
-}
-
-/**
- * Streams every row of the relation through `onBatch`, `batchSize` rows at a time, through a
- * server-side cursor in one read-only REPEATABLE READ transaction: the count and the rows are of
- * the same snapshot (a nightly run committing meanwhile changes neither), and the relation is
- * never held in memory whole, in this process or the driver.
- */
-export async function streamRelation(
-  db: Db,
-  rel: ExportRelation,
-  encoding: GeometryEncoding,
-  onBatch: (rows: readonly ExportRow[]) => void | Promise<void>,
-  opts: StreamOptions = {},
-): Promise<number> {
-  const batchSize = opts.batchSize ?? 5_000;
-  return db.transaction(async (tx: Tx) => {
-    await sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`.execute(tx.kysely);
-    const counted = await sql<{ n: string | number }>`SELECT count(*) AS n FROM ${sql.raw(`efa.${ident(rel.name)}`)}`.execute(tx.kysely);
-    const count = Number(counted.rows[0]?.n ?? 0);
-    await opts.onCount?.(count);
-    await sql.raw(`DECLARE efa_export NO SCROLL CURSOR FOR ${selectSql(rel, encoding)}`).execute(tx.kysely);
-    let total = 0;
-    for (;;) {
-      const fetched = await sql.raw<RawRow>(`FETCH FORWARD ${batchSize} FROM efa_export`).execute(tx.kysely);
-      if (fetched.rows.length === 0) break;
-      total += fetched.rows.length;
-      await onBatch(fetched.rows.map((r) => toRow(rel, r)));
-      if (fetched.rows.length < batchSize) break;
-    }
-    await sql`CLOSE efa_export`.execute(tx.kysely);
-    return total;
-  });
-}

@@ -1,4 +1,5 @@
 import type { ExportRelation, ExportRow, GeometryEncoding } from './relation.js';
+import type { WriteSink } from './target.js';
 
 export const EXPORT_FORMATS = ['gpkg', 'fgb', 'parquet', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -12,18 +13,31 @@ export const FORMAT_EXTENSIONS: Readonly<Record<string, ExportFormat>> = {
   '.csv': 'csv',
 };
 
-/**
- * One file being written, batch after batch. The writer writes to `path` (a temporary name the
- * command renames to `--out` once `finish` returned), so a failed export never leaves a half file
- * under the name the user asked for.
- */
-export interface ExportWriter {
+/** One relation being written (a layer of the file), batch after batch. */
+export interface LayerWriter {
   /** Called once before the rows, with the number of rows that follow. */
   begin(count: number): Promise<void> | void;
   write(rows: readonly ExportRow[]): Promise<void> | void;
+}
+
+/**
+ * One file being written. A writer given a path writes a temporary file the command renames to
+ * `--out` once `finish` returned, so a failed export never leaves a half file under the name the
+ * user asked for; given a stream (standard output, a device, a FIFO) it writes its bytes in order.
+ */
+export interface ExportWriter {
+  /** One per relation, in the order given. */
+  readonly layers: readonly LayerWriter[];
   finish(): Promise<void> | void;
   /** Releases what the writer holds after a failure (the temporary file is removed by the caller). */
   abort(): Promise<void> | void;
+}
+
+export interface WriterOptions {
+  /** CSV: write text cells as they are, formula-like ones included. */
+  readonly csvRaw?: boolean;
+  /** What the file holds other than the user may expect (a FlatGeobuf without index, cells neutralised). */
+  readonly onWarning?: (message: string) => void;
 }
 
 export interface WriterModule {
@@ -31,5 +45,9 @@ export interface WriterModule {
   readonly geometryEncoding: GeometryEncoding;
   /** Whether the format can hold a relation without geometry. */
   readonly needsGeometry: boolean;
-  open(path: string, rel: ExportRelation): Promise<ExportWriter> | ExportWriter;
+  /** Why the format cannot be written to a stream (bytes in order, never revisited); undefined when it can. */
+  readonly notStreamable: string | undefined;
+  /** Whether one file holds several relations, one layer each. */
+  readonly multiLayer: boolean;
+  open(sink: WriteSink, rels: readonly ExportRelation[], options: WriterOptions): Promise<ExportWriter> | ExportWriter;
 }

@@ -57,7 +57,10 @@ class PartFile {
   ) {}
   static async open(dir: string, n: number, job: PartitionJob): Promise<PartFile> {
     const name = `part-${n}.parquet`;
-    return new PartFile(name, await parquet.open(join(dir, name), job.columns.rel));
+    const writer = await parquet.open({ kind: 'path', path: join(dir, name) }, [job.columns.rel], {});
+    // One layer, its row count unknown ahead (rows come through a cursor): begin takes what it is told.
+    await writer.layers[0]?.begin(0);
+    return new PartFile(name, writer);
   }
   async write(rows: readonly ExportRow[], times: readonly (string | null)[]): Promise<void> {
     for (const t of times) {
@@ -73,7 +76,7 @@ class PartFile {
       this.bbox[3] = Math.max(this.bbox[3]!, r.bbox[3]);
     }
     this.rows += rows.length;
-    await this.writer.write(rows);
+    await this.writer.layers[0]?.write(rows);
   }
 }
 
