@@ -57,7 +57,7 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
 export const MAX_TREE_NODES = 100_000;
 export const MAX_TREE_DEPTH = 1_000;
 /** Statement text longer than this is refused before parsing (parsing runs on the proxy's thread). */
-export const MAX_STATEMENT_CHARS = 4_000_000;
+export const MAX_STATEMENT_CHARS = 1_000_000;
 
 /** Why a tree is too large to check, or its objects in depth-first order: an explicit stack, never recursion. */
 function nodesOf(tree: unknown): Node[] | string {
@@ -192,11 +192,11 @@ function refuseStatement(kind: string, body: Node, write: boolean): string | und
   if (kind === 'DeallocateStmt' && typeof body['name'] !== 'string') {
     return 'DEALLOCATE ALL is refused: the session is shared by every client of serve; DEALLOCATE a statement by name';
   }
-  if (kind === 'CopyStmt' && body['is_from'] === true) {
-    return 'COPY FROM is refused: rows are changed with INSERT (serve --write)';
-  }
   if (kind === 'CopyStmt' && (body['is_program'] === true || typeof body['filename'] === 'string')) {
     return `COPY ${body['is_program'] === true ? 'to or from a program' : 'to or from a server file'} is refused: use COPY … TO STDOUT (psql \\copy)`;
+  }
+  if (kind === 'CopyStmt' && body['is_from'] === true) {
+    return 'COPY FROM is refused: rows are changed with INSERT (serve --write)';
   }
   if (READ_STATEMENTS.has(kind) || (write && WRITE_STATEMENTS.has(kind))) return undefined;
   // `CreateFunctionStmt` -> `CREATE FUNCTION`: the words the client wrote, near enough.

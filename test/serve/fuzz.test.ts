@@ -80,7 +80,7 @@ describe('serve: a bounded fuzz of the proxy', () => {
     const db = await openDb(`pglite:${join(dir, 'db')}`);
     await db.close();
     served = await serveBuilt(join(dir, 'db'), ['--auth-timeout', '2', '--idle-in-transaction-timeout', '1', '--max-connections', '8']);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     served?.child.kill('SIGKILL');

@@ -21,7 +21,7 @@ export async function serveBuilt(dataDir: string, args: readonly string[], env: 
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | string | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 240_000;
   while (!/QGIS:/.test(stdout) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const port = Number(/ on [^ ]+:(\d+);/.exec(stdout)?.[1] ?? NaN);
   if (!Number.isFinite(port)) {
