@@ -98,9 +98,10 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
     case 'P': {
       const name = r.string();
       const sql = r.string();
+      // The declared parameter types (their count first) are passed on as they came.
+      const types = body.subarray(r.at);
       const declared = r.int16();
       if (declared < 0) return malformed(type);
-      const types = body.subarray(r.at);
       r.skip(declared * 4);
       if (!r.complete) return malformed(type);
       const verdict = checkStatement(sql, context.write);
@@ -110,7 +111,7 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
         // Declared types stay as they were; parameters the statement used beyond them are inferred as text.
         text = refusalSql(verdict.refused, Math.max(declared, verdict.parameters));
       }
-      return { kind: 'relay', bytes: message('P', Buffer.concat([cstring(own(context.prefix, name)), cstring(text), body.subarray(body.length - types.length)])) };
+      return { kind: 'relay', bytes: message('P', Buffer.concat([cstring(own(context.prefix, name)), cstring(text), types])) };
     }
     case 'B': {
       const portal = r.string();

@@ -166,6 +166,15 @@ describe('serve: one client cannot crash, wedge or starve it', () => {
       const seen = await b.query<{ search_path: string }>('SHOW search_path');
       expect(seen.rows[0]?.search_path).not.toMatch(/efa/);
       await expect(b.query('EXECUTE planted')).rejects.toThrow(/does not exist/);
+      // Protocol-level statements of the same name (pg's named queries, JDBC's S_1 …) stay each client's own.
+      for (let round = 0; round < 2; round++) {
+        const [fromA, fromB] = await Promise.all([
+          a.query<{ v: string }>({ name: 'same', text: 'SELECT $1::text AS v', values: ['a'] }),
+          b.query<{ v: number }>({ name: 'same', text: 'SELECT $1::int * 2 AS v', values: [21] }),
+        ]);
+        expect(fromA.rows[0]?.v).toBe('a');
+        expect(fromB.rows[0]?.v).toBe(42);
+      }
     } finally {
       await a.end();
     }
