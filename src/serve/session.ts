@@ -33,6 +33,8 @@ interface Waiting {
 }
 
 const CANCELED = '57014';
+/** How long a disconnected client's running statement may go on before PGlite is restarted to end it. */
+const DISCONNECT_GRACE_MS = 2_000;
 
 export class SessionScheduler {
   private readonly clients = new Map<number, Waiting>();
@@ -75,8 +77,11 @@ export class SessionScheduler {
     const at = this.queue.indexOf(entry);
     if (at >= 0) this.queue.splice(at, 1);
     if (this.running === entry) {
-      // Its statement is still running for nobody: end it.
-      void this.restartEngine('a disconnected client');
+      // Its statement runs on for nobody. A short one is let finish (restarting PGlite costs every
+      // client seconds, and a client could otherwise force that at will); a long one is ended.
+      setTimeout(() => {
+        if (this.running === entry) void this.restartEngine('a client that disconnected while its statement ran');
+      }, DISCONNECT_GRACE_MS).unref();
       return;
     }
     if (this.owner === entry) void this.rollbackOwner();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrate.js';
 import { frontend, rawClient, serveBuilt, startupPacket, type Serving } from './serving.js';
 
 /**
@@ -78,6 +79,7 @@ describe('serve: a bounded fuzz of the proxy', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-fuzz-'));
     const db = await openDb(`pglite:${join(dir, 'db')}`);
+    await migrate(db);
     await db.close();
     served = await serveBuilt(join(dir, 'db'), ['--auth-timeout', '2', '--idle-in-transaction-timeout', '1', '--max-connections', '8']);
   }, 300_000);

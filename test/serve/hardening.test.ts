@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrate.js';
 import { runBuiltCli } from '../helpers/built-cli.js';
 import { frontend, rawClient, serveBuilt, sqlState, startupPacket, type Serving } from './serving.js';
 
@@ -53,8 +54,9 @@ beforeAll(async () => {
   serveTmp = join(dir, 'tmp');
   await rm(serveTmp, { recursive: true, force: true });
   await import('node:fs/promises').then((fs) => fs.mkdir(serveTmp));
-  // The migrations alone: schema efa, no harvest needed for these cases.
+  // The migrations alone (schema efa, the role's grants): no harvest needed for these cases.
   const db = await openDb(`pglite:${dataDir}`);
+  await migrate(db);
   await db.close();
 }, 300_000);
 
