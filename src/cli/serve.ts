@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { dbUrlFrom, redactUrl } from '../db/index.js';
 import { lockDataDir } from '../db/lock.js';
 import { ConfigError } from '../errors.js';
-import { enterServeRole, SERVE_ROLE } from '../serve/role.js';
+import { Engine, serverSettings } from '../serve/engine.js';
+import { SERVE_ROLE } from '../serve/role.js';
 import { addCommonOptions, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
 
 export const defaultServePort = 5433;
@@ -20,13 +19,23 @@ export interface ServeOptions {
   readonly port?: number;
   /** Allow writes; by default every transaction starts read-only. */
   readonly write?: boolean;
-  /** Concurrent client connections (they share PGlite's one session, queries queued). */
+  /** Connections at a time, those still logging in included (they share PGlite's one session, queries queued). */
   readonly maxConnections?: number;
   /** Every client must give it (SCRAM-SHA-256). Required when `host` is not a loopback address. */
   readonly password?: string | undefined;
   /** Told about refused statements and failed passwords. */
   readonly onRefused?: (what: string, remote: string) => void;
+  /** Told about clients thrown out (idle in a transaction) and statements ended (cancel, disconnect). */
+  readonly onProblem?: (what: string) => void;
+  /** A client idle inside a transaction this long is rolled back and disconnected; 0 = never. */
+  readonly idleInTransactionMs?: number;
+  /** Startup and password must be done within this. */
+  readonly authTimeoutMs?: number;
+  /** The largest message an authenticated client may send. */
+  readonly maxMessageBytes?: number;
 }
+
+export const defaultIdleInTransactionMs = 30_000;
 
 export interface Served {
   readonly host: string;
@@ -84,39 +93,42 @@ export async function startServe(options: ServeOptions): Promise<Served> {
   }
   // The same exclusive lock a run takes: PGlite must never be opened by two processes at once.
   const lock = await lockDataDir(dataDir);
-  // PGlite's own socket server listens where only this process can reach it; the proxy is the door.
-  const socketDir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-'));
+  const readOnly = options.write !== true;
+  const log = options.onProblem ?? (() => undefined);
+  let engine: Engine | undefined;
   try {
     // The proxy and its parser (libpg-query, WebAssembly) only for serve: a nightly run's process does not carry them.
     const { loadGuard } = await import('../serve/guard.js');
     const { startWireProxy } = await import('../serve/wire.js');
+    const { SessionScheduler } = await import('../serve/session.js');
     await loadGuard();
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { postgis } = await import('@electric-sql/pglite-postgis');
-    const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-    const db = await PGlite.create({ dataDir, extensions: { postgis } });
-    const readOnly = options.write !== true;
-    await enterServeRole(db, !readOnly);
-    if (readOnly) await db.exec('SET default_transaction_read_only = on');
-    const maxConnections = options.maxConnections ?? 16;
-    const backendPath = join(socketDir, '.s.PGSQL');
-    const server = new PGLiteSocketServer({ db, path: backendPath, maxConnections });
-    server.addEventListener('connection', () => {
-      // A previous client may have turned it off: each new connection starts read-only again.
-      if (readOnly) void db.exec('SET default_transaction_read_only = on').catch(() => undefined);
+    const started = new Engine({ dataDir, write: !readOnly }, (why) => {
+      log(`${why}: opening the database again`);
+      void started.restart().catch((e: unknown) => log(`PGlite did not open again: ${e instanceof Error ? e.message : String(e)}`));
     });
-    await server.start();
+    engine = started;
+    await started.start();
+    const settings = await serverSettings(started);
+    const sessions = new SessionScheduler(started, options.idleInTransactionMs ?? defaultIdleInTransactionMs, log);
     const proxy = await startWireProxy({
       host,
       port: options.port ?? defaultServePort,
-      backendPath,
+      scheduler: sessions,
+      serverSettings: settings,
       password,
       write: !readOnly,
-      maxConnections,
+      maxConnections: options.maxConnections ?? 16,
+      authTimeoutMs: options.authTimeoutMs ?? 10_000,
+      maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
       ...(options.onRefused ? { onRefused: options.onRefused } : {}),
-    }).catch(async (e: unknown) => {
-      await server.stop();
-      await db.close();
+    }).catch((e: unknown) => {
+      const error = e as NodeJS.ErrnoException;
+      if (error.code === 'EADDRINUSE') {
+        throw new ConfigError(`--port ${options.port ?? defaultServePort}: ${host}:${options.port ?? defaultServePort} is already in use (another serve, or a PostgreSQL server?): stop that, or choose another --port (0 = any free port)`, 'port');
+      }
+      if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
+        throw new ConfigError(`--host ${host} --port ${options.port ?? defaultServePort}: cannot listen there (${error.code}): choose an address of this machine and a port above 1023`, 'host');
+      }
       throw e;
     });
     return {
@@ -126,23 +138,15 @@ export async function startServe(options: ServeOptions): Promise<Served> {
       password: password !== undefined,
       psql: psqlCommand(host, proxy.port),
       stop: async () => {
+        sessions.stop();
         await proxy.stop();
-        // The proxy's backend connections close on their own; wait for PGlite's handlers to see it
-        // (on a loaded machine this takes more than a tick) before stopping the socket server.
-        for (const deadline = Date.now() + 5000; server.getStats().activeConnections > 0 && Date.now() < deadline; ) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        await server.stop();
-        // Each detached socket still finishes its 'close' handling on a later tick, asking PGlite
-        // whether a transaction is open; closing PGlite under it crashes the process. Let those run first.
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        await db.close();
-        await rm(socketDir, { recursive: true, force: true });
+        // A statement still running is ended: stopping never waits on a client.
+        await started.stop(2000);
         await lock.release();
       },
     };
   } catch (e) {
-    await rm(socketDir, { recursive: true, force: true });
+    await engine?.stop(0);
     await lock.release();
     throw e;
   }
@@ -167,6 +171,9 @@ interface ServeCliOptions extends Pick<CommonOptions, 'db' | 'logFormat' | 'verb
   port: number;
   write?: boolean;
   passwordEnv: string;
+  idleInTransactionTimeout: number;
+  authTimeout: number;
+  maxConnections: number;
 }
 
 /** Where the password is read from unless --password-env names another variable. */
@@ -179,7 +186,15 @@ export function registerServe(program: Command): void {
     .option('--host <address>', 'address to listen on; anything but loopback (e.g. 0.0.0.0) needs a password', '127.0.0.1')
     .option('--port <n>', 'port (0 = any free port)', (v) => (v === '0' ? 0 : positiveNumber('--port')(v)), defaultServePort)
     .option('--write', 'allow writes (default: every transaction starts read-only)')
-    .option('--password-env <VAR>', 'environment variable holding the password clients must give (never an argument)', defaultPasswordEnv);
+    .option('--password-env <VAR>', 'environment variable holding the password clients must give (never an argument)', defaultPasswordEnv)
+    .option(
+      '--idle-in-transaction-timeout <seconds>',
+      'a client idle inside a transaction this long is rolled back and disconnected, so the others sharing the session go on (0 = never)',
+      (v) => (v === '0' ? 0 : positiveNumber('--idle-in-transaction-timeout')(v)),
+      defaultIdleInTransactionMs / 1000,
+    )
+    .option('--auth-timeout <seconds>', 'startup and password must be done within this; a silent connection is then closed', positiveNumber('--auth-timeout'), 10)
+    .option('--max-connections <n>', 'connections at a time, those logging in included; one more is told "too many connections"', positiveNumber('--max-connections'), 16);
   addCommonOptions(cmd, ['db', 'log']).action(async (opts: ServeCliOptions) => {
     const url = dbUrlFrom(opts.db);
     if (!url.startsWith('pglite:')) {
@@ -201,15 +216,26 @@ export function registerServe(program: Command): void {
       port: opts.port,
       write: opts.write === true,
       password,
+      idleInTransactionMs: opts.idleInTransactionTimeout * 1000,
+      maxConnections: opts.maxConnections,
+      authTimeoutMs: opts.authTimeout * 1000,
       onRefused: (what, remote) => log.warn(`refused from ${remote}: ${what}`),
+      onProblem: (what) => log.warn(what),
     });
     process.stdout.write([`serving ${url} on ${served.host}:${served.port}; Ctrl-C stops it`, ...connectionHelp(served), ''].join('\n'));
     if (!isLoopback(served.host)) {
       log.warn(`serving on ${served.host}: every machine that reaches port ${served.port} can try the password; there is no TLS, so use it on a trusted network only`);
     }
-    log.info('serving the embedded database', { host: served.host, port: served.port, readOnly: served.readOnly, passwordRequired: served.password });
+    log.info('serving the embedded database', { host: served.host, port: served.port, readOnly: served.readOnly, authentication: served.password ? 'scram-sha-256' : 'none',
+      idleInTransactionTimeoutSeconds: opts.idleInTransactionTimeout,
+      maxConnections: opts.maxConnections,
+    });
     await new Promise<void>((done) => {
-      const stop = (): void => void served.stop().then(done);
+      const stop = (): void => {
+        // Stopping ends a running statement within seconds (serve.stop); this only guards against the unforeseen.
+        setTimeout(() => process.exit(1), 15_000).unref();
+        void served.stop().then(done);
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });

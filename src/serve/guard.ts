@@ -53,15 +53,44 @@ type Node = Record<string, unknown>;
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Every object in the tree, depth first (the parse tree is plain JSON). */
-function* walk(value: unknown): Generator<Node> {
-  if (Array.isArray(value)) {
-    for (const item of value) yield* walk(item);
-  } else if (isNode(value)) {
-    yield value;
-    for (const child of Object.values(value)) yield* walk(child);
+/** Bounds on the work one statement may cost the guard (and PGlite's recursive planner after it). */
+export const MAX_TREE_NODES = 100_000;
+export const MAX_TREE_DEPTH = 1_000;
+/** Statement text longer than this is refused before parsing (parsing runs on the proxy's thread). */
+export const MAX_STATEMENT_CHARS = 1_000_000;
+
+/** Why a tree is too large to check, or its objects in depth-first order: an explicit stack, never recursion. */
+function nodesOf(tree: unknown): Node[] | string {
+  const nodes: Node[] = [];
+  const stack: [unknown, number][] = [[tree, 0]];
+  let visited = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (++visited > MAX_TREE_NODES * 4) return `the statement is too large to check (over ${MAX_TREE_NODES} parse-tree nodes)`;
+    if (depth > MAX_TREE_DEPTH) return `the statement is nested too deeply (over ${MAX_TREE_DEPTH} parse-tree levels)`;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], depth + 1]);
+    } else if (isNode(value)) {
+      nodes.push(value);
+      if (nodes.length > MAX_TREE_NODES) return `the statement is too large to check (over ${MAX_TREE_NODES} parse-tree nodes)`;
+      const children = Object.values(value);
+      for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], depth + 1]);
+    }
   }
+  return nodes;
 }
+
+/** Client encodings PGlite converts: UTF8 (and SQL_ASCII, which converts nothing). Measured: after LATIN1 PGlite answered nobody. */
+const ENCODINGS = new Set(['utf8', 'unicode', 'sqlascii']);
+
+/** Why a client_encoding is refused, or undefined. */
+export function checkEncoding(value: string): string | undefined {
+  if (ENCODINGS.has(value.toLowerCase().replace(/[-_\s]/g, ''))) return undefined;
+  return `client_encoding ${JSON.stringify(value.slice(0, 40))} is not supported: the embedded database converts only UTF8`;
+}
+
+/** Statement and portal names the proxy gives clients' protocol-level statements (`efa<client>_<name>`). */
+const RESERVED_NAME = /^efa[0-9]+_/i;
 
 /** The last part of a function's (possibly schema-qualified) name, as the parser spelled it. */
 function functionName(call: Node): string {
@@ -83,7 +112,17 @@ export interface GuardVerdict {
  * served client. `write` adds the row-changing statements `--write` allows.
  */
 export function checkStatement(sql: string, write: boolean): GuardVerdict {
+  try {
+    return verdictOf(sql, write);
+  } catch (e) {
+    // Whatever the parser or the walk throw (a stack overflow included) refuses the statement, never the server.
+    return { refused: `efa-sync serve: the statement could not be checked (${e instanceof Error ? e.message : String(e)})`, parameters: 0 };
+  }
+}
+
+function verdictOf(sql: string, write: boolean): GuardVerdict {
   if (sql.trim() === '') return { parameters: 0 };
+  if (sql.length > MAX_STATEMENT_CHARS) return { refused: `efa-sync serve: statements over ${MAX_STATEMENT_CHARS} characters are refused`, parameters: 0 };
   let tree: unknown;
   try {
     tree = parseSync(sql);
@@ -91,8 +130,10 @@ export function checkStatement(sql: string, write: boolean): GuardVerdict {
     // PostgreSQL's own parser refused it too; say so rather than pass on what was not understood.
     return { refused: `efa-sync serve: ${e instanceof Error ? e.message : String(e)}`, parameters: 0 };
   }
+  const nodes = nodesOf(tree);
+  if (typeof nodes === 'string') return { refused: `efa-sync serve: ${nodes}`, parameters: 0 };
   let parameters = 0;
-  for (const node of walk(tree)) {
+  for (const node of nodes) {
     const param = node['ParamRef'];
     if (isNode(param) && typeof param['number'] === 'number') parameters = Math.max(parameters, param['number']);
   }
@@ -104,7 +145,7 @@ export function checkStatement(sql: string, write: boolean): GuardVerdict {
     const why = refuseStatement(kind, isNode(body) ? body : {}, write);
     if (why !== undefined) return { refused: `efa-sync serve: ${why}`, parameters };
   }
-  for (const node of walk(tree)) {
+  for (const node of nodes) {
     const call = node['FuncCall'];
     if (!isNode(call)) continue;
     const name = functionName(call);
@@ -119,17 +160,43 @@ export function checkStatement(sql: string, write: boolean): GuardVerdict {
   return { parameters };
 }
 
+/** The string values of a SET's arguments (`SET client_encoding = 'SJIS'`, `SET NAMES sjis`). */
+function setValues(body: Node): string[] {
+  const out: string[] = [];
+  for (const arg of Array.isArray(body['args']) ? body['args'] : []) {
+    const constant = isNode(arg) ? arg['A_Const'] : undefined;
+    const sval = isNode(constant) && isNode(constant['sval']) ? constant['sval']['sval'] : undefined;
+    if (typeof sval === 'string') out.push(sval);
+  }
+  return out;
+}
+
 function refuseStatement(kind: string, body: Node, write: boolean): string | undefined {
   if (kind === 'VariableSetStmt' || kind === 'VariableShowStmt') {
     const name = typeof body['name'] === 'string' ? body['name'].toLowerCase() : '';
     if (kind === 'VariableSetStmt' && IDENTITY_SETTINGS.has(name)) return `changing ${name} is refused: a served client keeps the reader role`;
+    if (kind === 'VariableSetStmt' && name === 'client_encoding') {
+      for (const value of setValues(body)) {
+        const why = checkEncoding(value);
+        if (why !== undefined) return `${why}; keep UTF8 and convert in the client`;
+      }
+    }
     return undefined;
   }
   if (kind === 'DiscardStmt' && body['target'] === 'DISCARD_ALL') {
     return 'DISCARD ALL is refused (it resets the session authorization); DISCARD PLANS, SEQUENCES and TEMP are allowed';
   }
+  if ((kind === 'PrepareStmt' || kind === 'ExecuteStmt' || kind === 'DeallocateStmt') && typeof body['name'] === 'string' && RESERVED_NAME.test(body['name'])) {
+    return `prepared statement names beginning "efa<number>_" are reserved for the clients' own protocol-level statements`;
+  }
+  if (kind === 'DeallocateStmt' && typeof body['name'] !== 'string') {
+    return 'DEALLOCATE ALL is refused: the session is shared by every client of serve; DEALLOCATE a statement by name';
+  }
   if (kind === 'CopyStmt' && (body['is_program'] === true || typeof body['filename'] === 'string')) {
     return `COPY ${body['is_program'] === true ? 'to or from a program' : 'to or from a server file'} is refused: use COPY … TO STDOUT (psql \\copy)`;
+  }
+  if (kind === 'CopyStmt' && body['is_from'] === true) {
+    return 'COPY FROM is refused: rows are changed with INSERT (serve --write)';
   }
   if (READ_STATEMENTS.has(kind) || (write && WRITE_STATEMENTS.has(kind))) return undefined;
   // `CreateFunctionStmt` -> `CREATE FUNCTION`: the words the client wrote, near enough.

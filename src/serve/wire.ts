@@ -1,40 +1,47 @@
-import { connect, createServer, type Socket } from 'node:net';
-import { checkStatement } from './guard.js';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
+import { checkFrontend } from './frontend.js';
+import { checkEncoding } from './guard.js';
+import { CANCEL_REQUEST, cstring, errorResponse, FrameReader, GSSENC_REQUEST, int32, message, parameterStatus, PROTOCOL_3, readCString, readyForQuery, SSL_REQUEST } from './protocol.js';
 import { ScramExchange } from './scram.js';
+import type { SessionScheduler } from './session.js';
 
 /**
- * The front door of `serve`: a PostgreSQL-protocol proxy between the network and PGlite's socket
- * server (which listens on a Unix socket in a private directory, so nothing reaches PGlite but
- * this). pglite-socket itself answers every startup with "authentication ok" and hands each
- * message to PGlite's one superuser session; this proxy adds what a server would do first:
+ * The front door of `serve`: the PostgreSQL protocol as far as a client sees it (startup, SCRAM,
+ * cancel requests), every message checked (`frontend.ts`) before the shared session gets it
+ * (`session.ts`). Limits, because any socket may be hostile:
  *
- * - a password (SCRAM-SHA-256) when one is set;
- * - a startup message of its own (user and database postgres, a few harmless settings): a client
- *   cannot slip `options=-c role=…` or another setting past it;
- * - every query and Parse message checked on its parse tree (`guard.ts`); a refused one is replaced
- *   by a call that raises the refusal inside PGlite, so the client sees an ordinary error and the
- *   session's transaction state stays what PostgreSQL says it is.
+ * - before authentication a message may be 10 kB (the startup packet, the password exchange), and
+ *   startup plus password must be done within `authTimeoutMs`;
+ * - after it, a message may be `maxMessageBytes`; a longer one is refused (FATAL 54000);
+ * - `maxConnections` sockets at most, counting those still logging in; one more is told
+ *   "too many connections" (FATAL 53300) rather than dropped silently.
+ *
+ * pg-gateway 0.2.4 was measured for this and not used (README, serve): no SCRAM, a 1 GB message
+ * buffered before authentication, unknown message types left unanswered, no cancel requests.
  */
 
-const PROTOCOL_3 = 196608;
-const SSL_REQUEST = 80877103;
-const GSSENC_REQUEST = 80877104;
-const CANCEL_REQUEST = 80877102;
 const MECHANISM = 'SCRAM-SHA-256';
+export const PRE_AUTH_MESSAGE_BYTES = 10_000;
 
 /** Startup settings passed on; anything else a client sends at startup (`options`, …) is dropped. */
-const STARTUP_SETTINGS = new Set(['application_name', 'client_encoding', 'datestyle', 'timezone', 'extra_float_digits', 'intervalstyle']);
+const STARTUP_SETTINGS = new Map(
+  ['application_name', 'client_encoding', 'DateStyle', 'TimeZone', 'extra_float_digits', 'IntervalStyle'].map((name) => [name.toLowerCase(), name] as const),
+);
 
 export interface WireProxyOptions {
   readonly host: string;
   readonly port: number;
-  /** The Unix socket PGlite's socket server listens on. */
-  readonly backendPath: string;
+  readonly scheduler: SessionScheduler;
+  /** What every client is told at startup (server_version, …), the client's own settings on top. */
+  readonly serverSettings: ReadonlyMap<string, string>;
   /** Required of every client when set (SCRAM-SHA-256). */
   readonly password?: string | undefined;
   /** `--write`: row changes pass the statement check too. */
   readonly write: boolean;
   readonly maxConnections: number;
+  readonly authTimeoutMs: number;
+  readonly maxMessageBytes: number;
   /** Told about each refused statement and failed password (for the log). */
   readonly onRefused?: (what: string, remote: string) => void;
 }
@@ -44,111 +51,85 @@ export interface WireProxy {
   stop(): Promise<void>;
 }
 
-/** A typed backend message: type byte, length, body. */
-function message(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(body.length + 4, 1);
-  return Buffer.concat([head, body]);
+interface Key {
+  readonly id: number;
+  readonly secret: number;
 }
 
-const cstring = (text: string): Buffer => Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from([0])]);
-
-const int32 = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n);
-  return b;
-};
-
-function errorResponse(severity: 'ERROR' | 'FATAL', code: string, text: string): Buffer {
-  return message('E', Buffer.concat([cstring(`S${severity}`), cstring(`V${severity}`), cstring(`C${code}`), cstring(`M${text}`), Buffer.from([0])]));
-}
-
-/** A NUL-terminated string at `offset`, and where the next field starts. */
-function readCString(buffer: Buffer, offset: number): [string, number] {
-  const end = buffer.indexOf(0, offset);
-  if (end < 0) return [buffer.subarray(offset).toString('utf8'), buffer.length];
-  return [buffer.subarray(offset, end).toString('utf8'), end + 1];
-}
-
-/** An E'' literal: the same whatever the client set standard_conforming_strings to. */
-const literal = (text: string): string => `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-
-/**
- * The statement a refused one is replaced by: `efa_serve.refuse` raises the reason (SQLSTATE 42501).
- * A Parse message keeps its parameter count, so the client's Bind still fits.
- */
-function refusalSql(reason: string, parameters: number): string {
-  const call = `SELECT efa_serve.refuse(${literal(reason)})`;
-  if (parameters === 0) return call;
-  const columns = Array.from({ length: parameters }, (_, i) => `$${i + 1}::text`).join(', ');
-  return `${call} FROM (SELECT ${columns}) AS ignored`;
-}
-
-/** Rebuilds a 'Q' or 'P' message with its statement checked; undefined = unchanged. */
-function guarded(type: string, body: Buffer, write: boolean, refused: (why: string) => void): Buffer | undefined {
-  if (type === 'Q') {
-    const [sql] = readCString(body, 0);
-    const verdict = checkStatement(sql, write);
-    if (verdict.refused === undefined) return undefined;
-    refused(verdict.refused);
-    return message('Q', cstring(refusalSql(verdict.refused, 0)));
-  }
-  const [name, afterName] = readCString(body, 0);
-  const [sql, afterSql] = readCString(body, afterName);
-  const verdict = checkStatement(sql, write);
-  if (verdict.refused === undefined) return undefined;
-  refused(verdict.refused);
-  const declared = afterSql + 2 <= body.length ? body.readInt16BE(afterSql) : 0;
-  const types = body.subarray(afterSql + 2);
-  const count = Buffer.alloc(2);
-  count.writeInt16BE(declared);
-  // Declared types stay as they were; parameters the statement used beyond them are inferred as text.
-  return message('P', Buffer.concat([cstring(name), cstring(refusalSql(verdict.refused, Math.max(declared, verdict.parameters))), count, types]));
-}
-
-function handle(client: Socket, options: WireProxyOptions): void {
+function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map<number, Key>, release: () => void): void {
   const remote = `${client.remoteAddress ?? '?'}:${client.remotePort ?? '?'}`;
-  let buffer = Buffer.alloc(0);
-  let phase: 'startup' | 'sasl-first' | 'sasl-final' | 'relay' = 'startup';
-  let backend: Socket | undefined;
-  let startup = Buffer.alloc(0);
+  const frames = new FrameReader();
+  const key: Key = { id, secret: randomBytes(4).readInt32BE(0) };
+  const prefix = `efa${id}_`;
+  let phase: 'startup' | 'sasl-first' | 'sasl-final' | 'ready' = 'startup';
   let user = 'postgres';
+  let settings: [string, string][] = [];
   const scram = options.password === undefined ? undefined : new ScramExchange(options.password);
+  const authTimer = setTimeout(() => fail('08006', `efa-sync serve: authentication not completed within ${options.authTimeoutMs / 1000} s`), options.authTimeoutMs);
+  authTimer.unref();
 
-  const fail = (code: string, text: string): void => {
-    client.end(errorResponse('FATAL', code, text));
-    backend?.destroy();
-    phase = 'startup';
-    buffer = Buffer.alloc(0);
+  const session = {
+    id,
+    prefix,
+    get settings() {
+      return settings;
+    },
+    send: (bytes: Buffer) => void (client.destroyed ? undefined : client.write(bytes)),
+    fatal: (code: string, text: string) => fail(code, text),
   };
 
-  const openBackend = (): void => {
-    phase = 'relay';
-    const socket = connect(options.backendPath);
-    backend = socket;
-    socket.on('data', (data) => client.write(data));
-    socket.on('error', () => client.destroy());
-    socket.on('close', () => client.end());
-    socket.write(startup);
+  function fail(code: string, text: string): void {
+    if (!client.destroyed) client.end(errorResponse('FATAL', code, text));
+    // A client that does not read its error is not waited for.
+    setTimeout(() => client.destroy(), 1000).unref();
+    close();
+  }
+
+  function close(): void {
+    // The slot is free as soon as the server has given up on the connection, not when the client has read its error.
+    release();
+    clearTimeout(authTimer);
+    frames.clear();
+    phase = 'startup';
+    keys.delete(id);
+    options.scheduler.remove(id);
+  }
+
+  const loggedIn = (): void => {
+    clearTimeout(authTimer);
+    phase = 'ready';
+    keys.set(id, key);
+    options.scheduler.add(session);
+    const shown = new Map(options.serverSettings);
+    for (const [name, value] of settings) shown.set(name, value);
+    const out: Buffer[] = [message('R', int32(0))];
+    for (const [name, value] of shown) out.push(parameterStatus(name, value));
+    out.push(message('K', Buffer.concat([int32(key.id), int32(key.secret)])), readyForQuery('I'));
+    client.write(Buffer.concat(out));
   };
 
   const onStartup = (body: Buffer): void => {
     const params = new Map<string, string>();
     for (let at = 4; at < body.length; ) {
-      const [key, next] = readCString(body, at);
-      if (key === '') break;
-      const [value, after] = readCString(body, next);
-      params.set(key, value);
-      at = after;
+      const name = readCString(body, at);
+      if (name === undefined || name[0] === '') break;
+      const value = readCString(body, name[1]);
+      if (value === undefined) return fail('08P01', 'efa-sync serve: invalid startup packet');
+      params.set(name[0], value[0]);
+      at = value[1];
     }
     user = params.get('user') ?? 'postgres';
-    const kept: Buffer[] = [int32(PROTOCOL_3), cstring('user'), cstring('postgres'), cstring('database'), cstring('postgres')];
-    for (const [key, value] of params) if (STARTUP_SETTINGS.has(key.toLowerCase())) kept.push(cstring(key), cstring(value));
-    kept.push(Buffer.from([0]));
-    const rest = Buffer.concat(kept);
-    startup = Buffer.concat([int32(rest.length + 4), rest]);
-    if (scram === undefined) return openBackend();
+    settings = [];
+    for (const [name, value] of params) {
+      const known = STARTUP_SETTINGS.get(name.toLowerCase());
+      if (known !== undefined) settings.push([known, value]);
+    }
+    const encoding = settings.find(([name]) => name === 'client_encoding');
+    if (encoding !== undefined) {
+      const refused = checkEncoding(encoding[1]);
+      if (refused !== undefined) return fail('0A000', `efa-sync serve: ${refused}; set PGCLIENTENCODING=UTF8 (or the client's encoding setting)`);
+    }
+    if (scram === undefined) return loggedIn();
     phase = 'sasl-first';
     client.write(message('R', Buffer.concat([int32(10), cstring(MECHANISM), Buffer.from([0])])));
   };
@@ -158,72 +139,114 @@ function handle(client: Socket, options: WireProxyOptions): void {
     fail('28P01', `password authentication failed for user "${user}"`);
   };
 
-  const onTyped = (type: string, body: Buffer, whole: Buffer): void => {
-    if (phase === 'sasl-first' || phase === 'sasl-final') {
-      if (type !== 'p' || scram === undefined) return fail('08P01', 'expected a password message');
-      if (phase === 'sasl-first') {
-        const [mechanism, at] = readCString(body, 0);
-        const data = body.subarray(at + 4).toString('utf8');
-        const reply = mechanism === MECHANISM ? scram.first(data) : undefined;
-        if (reply === undefined) return badPassword();
-        phase = 'sasl-final';
-        client.write(message('R', Buffer.concat([int32(11), Buffer.from(reply, 'utf8')])));
-        return;
-      }
-      const reply = scram.final(body.toString('utf8'));
+  const onPassword = (type: string, body: Buffer): void => {
+    if (type !== 'p' || scram === undefined) return fail('08P01', 'efa-sync serve: expected a password message');
+    if (phase === 'sasl-first') {
+      const mechanism = readCString(body, 0);
+      if (mechanism === undefined || mechanism[0] !== MECHANISM || mechanism[1] + 4 > body.length) return badPassword();
+      const reply = scram.first(body.subarray(mechanism[1] + 4).toString('utf8'));
       if (reply === undefined) return badPassword();
-      client.write(message('R', Buffer.concat([int32(12), Buffer.from(reply, 'utf8')])));
-      return openBackend();
+      phase = 'sasl-final';
+      client.write(message('R', Buffer.concat([int32(11), Buffer.from(reply, 'utf8')])));
+      return;
     }
-    if (type === 'F') {
-      options.onRefused?.('a fast-path function call', remote);
-      return fail('42501', 'efa-sync serve: fast-path function calls (client-side large objects) are refused');
+    const reply = scram.final(body.toString('utf8'));
+    if (reply === undefined) return badPassword();
+    client.write(message('R', Buffer.concat([int32(12), Buffer.from(reply, 'utf8')])));
+    loggedIn();
+  };
+
+  const onMessage = (type: string, body: Buffer): void => {
+    const verdict = checkFrontend(type, body, { prefix, write: options.write, refused: (why) => options.onRefused?.(why, remote) });
+    if (verdict.kind === 'relay') options.scheduler.submit(session, verdict.bytes);
+    else if (verdict.kind === 'terminate') {
+      client.end();
+      close();
+    } else if (verdict.kind === 'fatal') fail(verdict.code, verdict.text);
+  };
+
+  /** One startup-phase packet (no type byte): SSL/GSS requests, a cancel request, the startup message. */
+  const onUntyped = (): boolean => {
+    const head = frames.peek(8);
+    if (head === undefined) return false;
+    const length = head.readInt32BE(0);
+    if (length < 8 || length > PRE_AUTH_MESSAGE_BYTES) {
+      fail('08P01', 'efa-sync serve: invalid startup packet length');
+      return false;
     }
-    let out = whole;
-    if (type === 'Q' || type === 'P') out = guarded(type, body, options.write, (why) => options.onRefused?.(why, remote)) ?? whole;
-    backend?.write(out);
+    if (frames.size < length) return false;
+    const body = frames.take(length).subarray(4);
+    const code = body.readInt32BE(0);
+    // No TLS here: the client goes on in the clear (sslmode=prefer) or gives up (require).
+    if (code === SSL_REQUEST || code === GSSENC_REQUEST) client.write('N');
+    else if (code === CANCEL_REQUEST) {
+      const target = body.length >= 12 ? keys.get(body.readInt32BE(4)) : undefined;
+      if (target !== undefined && target.secret === body.readInt32BE(8)) options.scheduler.cancel(target.id);
+      client.end();
+      close();
+      return false;
+    } else if (code === PROTOCOL_3) onStartup(body);
+    else {
+      fail('0A000', `efa-sync serve: unsupported frontend protocol ${code >>> 16}.${code & 0xffff}: protocol 3.0 is served`);
+      return false;
+    }
+    return true;
   };
 
   client.on('data', (chunk: Buffer) => {
-    buffer = Buffer.concat([buffer, chunk]);
-    while (!client.destroyed) {
+    frames.push(chunk);
+    while (!client.destroyed && !client.writableEnded) {
       if (phase === 'startup') {
-        if (buffer.length < 8) return;
-        const length = buffer.readInt32BE(0);
-        if (length < 8 || length > 10_000) return fail('08P01', 'invalid startup packet');
-        if (buffer.length < length) return;
-        const body = buffer.subarray(4, length);
-        buffer = buffer.subarray(length);
-        const code = body.readInt32BE(0);
-        // No TLS here: the client goes on in the clear (sslmode=prefer) or gives up (require).
-        if (code === SSL_REQUEST || code === GSSENC_REQUEST) client.write('N');
-        else if (code === CANCEL_REQUEST) return void client.end();
-        else if (code === PROTOCOL_3) onStartup(body);
-        else return fail('08P01', `unsupported frontend protocol ${code >>> 16}.${code & 0xffff}`);
+        if (!onUntyped()) return;
         continue;
       }
-      if (buffer.length < 5) return;
-      const length = buffer.readInt32BE(1);
-      if (length < 4) return fail('08P01', 'invalid message length');
-      if (buffer.length < length + 1) return;
-      const whole = buffer.subarray(0, length + 1);
-      buffer = buffer.subarray(length + 1);
-      onTyped(String.fromCharCode(whole[0] ?? 0), whole.subarray(5), whole);
+      const head = frames.peek(5);
+      if (head === undefined) return;
+      const length = head.readInt32BE(1);
+      const cap = phase === 'ready' ? options.maxMessageBytes : PRE_AUTH_MESSAGE_BYTES;
+      if (length < 4) return fail('08P01', 'efa-sync serve: invalid message length');
+      if (length > cap) {
+        return fail(
+          '54000',
+          phase === 'ready'
+            ? `efa-sync serve: a message of ${length} bytes is over the limit of ${cap} (serve --max-message-bytes)`
+            : `efa-sync serve: a message of ${length} bytes before authentication is over the limit of ${cap}`,
+        );
+      }
+      if (frames.size < length + 1) return;
+      const whole = frames.take(length + 1);
+      const type = String.fromCharCode(whole[0] ?? 0);
+      if (phase === 'ready') onMessage(type, whole.subarray(5));
+      else onPassword(type, whole.subarray(5));
     }
   });
-  client.on('error', () => backend?.destroy());
-  client.on('close', () => backend?.destroy());
+  client.on('error', () => client.destroy());
+  client.on('close', close);
 }
 
 export async function startWireProxy(options: WireProxyOptions): Promise<WireProxy> {
   const sockets = new Set<Socket>();
+  /** Connections that hold a slot: the open ones the server has not given up on. */
+  const counted = new Set<Socket>();
+  const keys = new Map<number, Key>();
+  let nextId = 1;
   const server = createServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    if (counted.size >= options.maxConnections) {
+      socket.end(errorResponse('FATAL', '53300', `sorry, too many clients already: efa-sync serve takes ${options.maxConnections} connections at a time (those still logging in count too)`));
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    const release = (): void => void counted.delete(socket);
+    counted.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      release();
+    });
     socket.setNoDelay(true);
-    handle(socket, options);
+    handle(socket, nextId++, options, keys, release);
   });
-  server.maxConnections = options.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
