@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import type { Db } from '../db/index.js';
 import { ConfigError, errorText } from '../errors.js';
 import type { BBox } from '../tiling/types.js';
@@ -14,6 +15,32 @@ export { EXPORT_FORMATS, type ExportFormat } from './writer.js';
 export { removePendingTemps } from './target.js';
 
 /**
+ * How to rebuild better-sqlite3 for the Node that runs this: against its own headers (the prefix two
+ * levels above the binary holds include/node, for a distribution's Node as for the registry's `node`
+ * package), whatever an npmrc's `nodedir` says.
+ */
+export function sqliteRebuildHint(execPath = process.execPath, abi = process.versions.modules): string {
+  const prefix = nodeHeadersDir(dirname(dirname(execPath)));
+  return (
+    `rebuild it for this Node (${process.version}, ABI ${abi}) where python3, make and a C++ compiler are installed: ` +
+    `\`npm rebuild better-sqlite3 --nodedir=${prefix}\` (a \`nodedir\` in your npmrc that names another Node's headers builds it for the wrong ABI; \`npm config get nodedir\` shows it)`
+  );
+}
+
+/**
+ * The directory holding include/node for a Node installed under `prefix`: the prefix itself (a
+ * distribution's or nodejs.org's Node), or the platform package beside the registry's `node` package
+ * (node_modules/node-<platform>), whose bin/node is a copy, not a link to follow.
+ */
+function nodeHeadersDir(prefix: string): string {
+  const has = (dir: string): boolean => existsSync(join(dir, 'include', 'node', 'node_version.h'));
+  if (has(prefix)) return prefix;
+  const platforms = join(prefix, 'node_modules');
+  const found = existsSync(platforms) ? readdirSync(platforms).filter((d) => d.startsWith('node-')).map((d) => join(platforms, d)).find(has) : undefined;
+  return found ?? prefix;
+}
+
+/**
  * Each writer is loaded when its format is asked for: the CLI starts without them, and a machine
  * where better-sqlite3's native module could not be built still runs every other command and format.
  */
@@ -24,10 +51,11 @@ const writers: Readonly<Record<ExportFormat, () => Promise<WriterModule>>> = {
       loaded.checkSqlite();
       return loaded.gpkg;
     } catch (error) {
-      // better-sqlite3 is native: a platform without a prebuilt binary needs a compiler at install time.
+      // better-sqlite3 is native: a platform without a prebuilt binary needs a compiler at install time,
+      // and an npmrc `nodedir` naming another Node's headers builds it for that Node's ABI, which a plain
+      // `npm rebuild` repeats: the rebuild must name this Node's headers.
       throw new ConfigError(
-        `--format gpkg: better-sqlite3 (the SQLite that writes GeoPackages) could not be loaded: ${errorText(error)}; ` +
-          'run `npm rebuild better-sqlite3` where python3, make and a C++ compiler are installed, or export to fgb, parquet or csv',
+        `--format gpkg: better-sqlite3 (the SQLite that writes GeoPackages) could not be loaded: ${errorText(error)}; ${sqliteRebuildHint()}, or export to fgb, parquet or csv`,
         'format',
       );
     }
