@@ -14,9 +14,12 @@ export interface RowFilter {
   readonly bbox?: BBox | undefined;
 }
 
-/** The SELECT expression of a column: one JS type per kind whatever the driver. */
-function columnExpression(c: ExportColumn): string {
-  const col = ident(c.name);
+/**
+ * The SELECT expression of a column: one JS type per kind whatever the driver (the export's writers
+ * and the lake's take the same), optionally qualified by a table alias.
+ */
+export function columnExpression(c: ExportColumn, alias?: string): string {
+  const col = alias === undefined ? ident(c.name) : `${alias}.${ident(c.name)}`;
   switch (c.kind) {
     case 'int64':
       return `${col}::int8::text`;

@@ -1,6 +1,7 @@
 import type { Db } from '../db/index.js';
 import { describeRelation, type ExportColumn, type ExportRelation, type ExportRow } from '../export/relation.js';
 import type { BBox } from '../tiling/types.js';
+import { columnExpression } from '../export/stream.js';
 import type { LakeRelation } from './relations.js';
 
 /**
@@ -15,30 +16,6 @@ export interface LakeColumns {
 }
 
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-/** The SELECT expression of a column: the JS type the shared Parquet writer takes for its kind. */
-function expression(c: ExportColumn): string {
-  const col = `t.${ident(c.name)}`;
-  switch (c.kind) {
-    case 'int64':
-      return `${col}::int8::text`;
-    case 'int32':
-      return `${col}::int4`;
-    case 'double':
-      return `${col}::float8`;
-    case 'datetime':
-      return `to_char(${col}::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-    case 'date':
-      return `to_char(${col}, 'YYYY-MM-DD')`;
-    case 'json':
-      return `to_jsonb(${col})::text`;
-    case 'text':
-      return `${col}::text`;
-    case 'bool':
-    case 'binary':
-      return col;
-  }
-}
 
 const RANGE_ENDS: readonly ExportColumn[] = [
   { name: 'valid_from', kind: 'datetime', comment: 'Start of the version (lower bound of efa.<relation>_history.valid, inclusive).', notNull: false },
@@ -57,7 +34,7 @@ export async function lakeColumns(db: Db, lake: LakeRelation): Promise<LakeColum
       continue;
     }
     columns.push(c);
-    list.push(expression(c));
+    list.push(columnExpression(c, 't'));
   }
   const aliased = list.map((e, i) => `${e} AS c${i}`);
   aliased.push(`to_char(${lake.timeSql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS part_time`);

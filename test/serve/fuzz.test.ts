@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
 import { frontend, rawClient, serveBuilt, startupPacket, type Serving } from './serving.js';
+import { makeRng } from '../../src/sim/rng.js';
 
 /**
  * Issue 29: a bounded fuzz of `serve`'s proxy. With a fixed seed, 300 frontend messages (random
@@ -14,17 +15,8 @@ import { frontend, rawClient, serveBuilt, startupPacket, type Serving } from './
  * client must still be answered, and serve must stop on SIGTERM with exit 0.
  */
 
-/** mulberry32: small, seedable, the same sequence on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32 (src/sim/rng.ts): small, seedable, the same sequence on every machine.
+const prng = makeRng;
 
 const cstr = (s: string): Buffer => Buffer.from(`${s}\0`);
 const int16 = (n: number): Buffer => Buffer.from([(n >> 8) & 0xff, n & 0xff]);
