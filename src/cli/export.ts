@@ -77,7 +77,7 @@ export function registerExport(program: Command): void {
     const log = loggerFor(opts);
     const relations = opts.relation ?? [];
     if (relations.length === 0) {
-      throw new ConfigError("--relation: required; name a table or view of schema efa (efa-sync export --relation current_stops --out stops.gpkg)", 'relation');
+      throw new ConfigError("--relation: required to export one relation to a file (or give --lake <dir> to write the lake); name a table or view of schema efa (efa-sync export --relation current_stops --out stops.gpkg)", 'relation');
     }
     // A bad format, extension or box is told before a database is opened (PGlite takes seconds to start).
     const format = exportFormatOf(opts.format, opts.out);

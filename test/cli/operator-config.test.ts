@@ -228,7 +228,10 @@ describe('errors the way a scheduler and a person read them', () => {
     await writeFile(file, JSON.stringify({ name: 'nodb', baseUrl: 'http://127.0.0.1:9/efa', region: { bbox: [9, 48, 9.1, 48.1] }, rateLimit: { requestsPerSecond: 5, concurrency: 1 }, sweeps: { addInfo: { publicationStatus: 'current' } } }));
     const r = await runCli(['run', file, '--log-format', 'json'], { ...clean, DATABASE_URL: 'postgres://efa:hunter2@127.0.0.1:1/efa' });
     expect(r.code).toBe(75);
-    const lines = jsonLines(r.stderr);
+    // Besides the one error line, only which job file was loaded (issue 29 point 14).
+    const all = jsonLines(r.stderr);
+    expect(all.filter((l) => l['level'] !== 'error').map((l) => l['msg'])).toEqual([`job nodb loaded from ${file}`]);
+    const lines = all.filter((l) => l['level'] === 'error');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'error', error: 'DatabaseUnavailableError', exitCode: 75 });
     expect(String(lines[0]?.['msg'])).toMatch(/^cannot reach the database postgres:\/\/efa:\*\*\*@127\.0\.0\.1:1\/efa \(connect ECONNREFUSED 127\.0\.0\.1:1\): nothing was started for job nodb; try again later/);
@@ -237,7 +240,7 @@ describe('errors the way a scheduler and a person read them', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
 
     const debug = await runCli(['run', file, '--log-format', 'json'], { ...clean, DATABASE_URL: 'postgres://efa:hunter2@127.0.0.1:1/efa', EFA_DEBUG: '1' });
-    expect(jsonLines(debug.stderr)[0]?.['err']).toMatchObject({ type: 'DatabaseUnavailableError', stack: expect.stringContaining('\n    at ') });
+    expect(jsonLines(debug.stderr).find((l) => l['level'] === 'error')?.['err']).toMatchObject({ type: 'DatabaseUnavailableError', stack: expect.stringContaining('\n    at ') });
     expect(debug.stderr).not.toContain('hunter2');
   });
 });
