@@ -46,7 +46,8 @@ describe('exit codes a scheduler must not misread (built CLI)', () => {
     missing.password = '';
     const r = await runBuiltCli(['run', file, '--db', missing.toString(), '--log-format', 'json']);
     expect(r.code, r.stderr).toBe(2);
-    const [line] = jsonLines(r.stderr);
+    // The first error line (an info line says which job file was loaded, issue 29 point 14).
+    const line = jsonLines(r.stderr).find((l) => l['level'] === 'error');
     expect(line).toMatchObject({ level: 'error', error: 'DatabaseRefusedError', exitCode: 2 });
     expect(String(line?.['msg'])).toContain('database "efa_sync_no_such_database" does not exist');
     expect(String(line?.['msg'])).toContain('create it (createdb');
@@ -59,7 +60,7 @@ describe('exit codes a scheduler must not misread (built CLI)', () => {
     stranger.password = 'hunter2';
     const refused = await runBuiltCli(['run', file, '--db', stranger.toString(), '--log-format', 'json']);
     expect(refused.code, refused.stderr).toBe(2);
-    const [refusal] = jsonLines(refused.stderr);
+    const refusal = jsonLines(refused.stderr).find((l) => l['level'] === 'error');
     expect(refusal).toMatchObject({ error: 'DatabaseRefusedError', exitCode: 2 });
     expect(String(refusal?.['msg'])).toContain('refused user efa_sync_no_such_role');
     expect(String(refusal?.['msg'])).toContain('check the user name and password');
