@@ -109,8 +109,11 @@ describe.skipIf(!existsSync(cli))('the console of a run against a slow, refusing
   });
 
   it('says it is opening the embedded database before the silence of its start', () => {
-    if (!db.url.startsWith('pglite:')) return expect(messages(first.stderr)[0]).not.toMatch(/embedded/);
-    expect(messages(first.stderr)[0]).toBe(`opening the embedded database ${db.url.slice('pglite:'.length)}…`);
+    // After the one line naming the job file it loaded (issue 29 point 14), before anything else.
+    const [loaded, next] = messages(first.stderr);
+    expect(loaded).toMatch(/^job \S+ loaded from \//);
+    if (!db.url.startsWith('pglite:')) return expect(next).not.toMatch(/embedded/);
+    expect(next).toBe(`opening the embedded database ${db.url.slice('pglite:'.length)}…`);
   });
 
   it('logs rate changes and retries at debug only, and one summary line of them at the end', () => {
