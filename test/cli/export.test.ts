@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { geojson } from 'flatgeobuf';
-import type { HeaderMeta } from 'flatgeobuf';
+// The GeoJSON reader alone: flatgeobuf's index also loads its OpenLayers reader, which efa-sync installs empty.
+import * as geojson from 'flatgeobuf/lib/mjs/geojson.js';
+import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

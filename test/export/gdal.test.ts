@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { geojson, type HeaderMeta } from 'flatgeobuf';
+// The GeoJSON reader alone: flatgeobuf's index also loads its OpenLayers reader, which efa-sync installs empty.
+import * as geojson from 'flatgeobuf/lib/mjs/geojson.js';
+import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDbUrl, dbKind, type TestDbUrl } from '../helpers/db.js';
