@@ -48,7 +48,12 @@ function removeTempsOnSignal(log: Logger): () => void {
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     removePendingTemps();
     log.error(`stopped by ${signal}: the export was not written (its temporary file is removed)`);
-    process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+    // A file operation already in flight on libuv's threadpool (a side file being created) can land
+    // after the removal: remove once more when it has, then exit.
+    setTimeout(() => {
+      removePendingTemps();
+      process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+    }, 100);
   };
   const onInt = (): void => onSignal('SIGINT');
   const onTerm = (): void => onSignal('SIGTERM');

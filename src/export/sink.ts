@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../errors.js';
 import type { WriteSink } from './target.js';
@@ -22,7 +22,10 @@ function outputError(name: string, error: unknown): Error {
 
 export function byteOut(sink: WriteSink): ByteOut {
   // 0600 for a file this creates (a FlatGeobuf's side file holds the data too); a temp file made by target.ts keeps its own mode.
-  const stream: Writable = sink.kind === 'path' ? createWriteStream(sink.path, { mode: 0o600 }) : sink.stream;
+  // A file that exists already (the temporary file target.ts created) is opened without O_CREAT: a
+  // signal handler that removes it while this open is still in flight on libuv's threadpool must not
+  // see it created again behind its back (it was, once, under load).
+  const stream: Writable = sink.kind === 'path' ? createWriteStream(sink.path, { mode: 0o600, flags: existsSync(sink.path) ? 'r+' : 'w' }) : sink.stream;
   const name = sink.kind === 'path' ? sink.path : sink.name;
   const own = sink.kind === 'path' || sink.own;
   const failed = new Promise<never>((_, reject) => stream.once('error', (e) => reject(outputError(name, e))));

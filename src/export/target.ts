@@ -31,8 +31,8 @@ const pendingTemps = new Set<string>();
 
 /** Removes every temporary file an unfinished export holds (synchronously: called from a signal handler). */
 export function removePendingTemps(): void {
+  // Kept marked: a second call (after in-flight file operations landed) removes them again.
   for (const tmp of pendingTemps) rmSync(tmp, { force: true });
-  pendingTemps.clear();
 }
 
 /** Marks a writer's own side file for removal on a signal; the returned function unmarks it. */
