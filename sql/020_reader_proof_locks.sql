@@ -14,43 +14,5 @@ CREATE TABLE efa_private.snapshot_partitions_lock ();
 REVOKE ALL ON efa_private.snapshot_partitions_lock FROM PUBLIC;
 COMMENT ON TABLE efa_private.snapshot_partitions_lock IS 'Empty: efa.ensure_snapshot_partitions and efa.drop_snapshot_partitions take it IN EXCLUSIVE MODE to serialise concurrent snapshot jobs (readers cannot lock it)';
 
-CREATE OR REPLACE FUNCTION efa.ensure_snapshot_partitions(day date) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  t text;
-  part text;
-BEGIN
-  LOCK TABLE efa_private.snapshot_partitions_lock IN EXCLUSIVE MODE;
-  FOREACH t IN ARRAY efa.snapshot_tables() LOOP
-    part := t || '_' || to_char(day, 'YYYYMMDD');
-    IF to_regclass('efa.' || part) IS NULL THEN
-      BEGIN
-        EXECUTE format('CREATE TABLE efa.%I PARTITION OF efa.%I FOR VALUES FROM (%L) TO (%L)',
-                       part, t, (day::timestamp AT TIME ZONE 'UTC'), ((day + 1)::timestamp AT TIME ZONE 'UTC'));
-      EXCEPTION WHEN duplicate_table THEN
-        NULL;
-      END;
-    END IF;
-  END LOOP;
-END $$;
-
-CREATE OR REPLACE FUNCTION efa.drop_snapshot_partitions(keep_from date) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-BEGIN
-  LOCK TABLE efa_private.snapshot_partitions_lock IN EXCLUSIVE MODE;
-  FOR r IN
-    SELECT c.relname::text AS part
-    FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid
-    JOIN pg_class p ON p.oid = i.inhparent
-    JOIN pg_namespace n ON n.oid = p.relnamespace
-    WHERE n.nspname = 'efa' AND p.relname = ANY (efa.snapshot_tables())
-      AND c.relname ~ '_[0-9]{8}$'
-      AND to_date(right(c.relname, 8), 'YYYYMMDD') < keep_from
-    ORDER BY 1
-  LOOP
-    EXECUTE format('DROP TABLE efa.%I', r.part);
-    RETURN NEXT r.part;
-  END LOOP;
-  DELETE FROM efa.snapshots WHERE taken_at < (keep_from::timestamp AT TIME ZONE 'UTC');
-END $$;
+-- The partition functions take snapshot_partitions_lock; they are defined, with the schema their
+-- partitions live in, in sql/022_time_zone_partitions.sql (one definition, not two).
