@@ -64,7 +64,11 @@ export interface Catalog {
   readonly triggers: Record<string, string>;
   /** 'schema S', 'relation schema.name', 'column schema.name.col', 'function …', 'constraint …', 'trigger …' → text */
   readonly comments: Record<string, string>;
-  /** the same keys as comments (plus 'default schema kind') → sorted ACL items */
+  /**
+   * The same keys as comments (plus 'default schema kind') → sorted ACL items: the privileges in effect,
+   * a NULL ACL read as the default it stands for (acldefault), so `REVOKE ALL … FROM PUBLIC` on an object
+   * PUBLIC had no right on (an explicit owner-only ACL) equals the NULL pg_dump restores it as.
+   */
   readonly grants: Record<string, readonly string[]>;
 }
 
@@ -89,7 +93,7 @@ export async function readCatalog(db: Db, schemas: readonly string[] = ['efa', '
   };
 
   const nsp = await sql<{ name: string; comment: string | null; acl: string[] | null }>`
-    SELECT n.nspname AS name, obj_description(n.oid, 'pg_namespace') AS comment, n.nspacl::text[] AS acl
+    SELECT n.nspname AS name, obj_description(n.oid, 'pg_namespace') AS comment, coalesce(n.nspacl, acldefault('n', n.nspowner))::text[] AS acl
     FROM pg_namespace n WHERE ${inSchemas}`.execute(k);
   for (const s of nsp.rows) note(`schema ${s.name}`, s.comment, s.acl);
 
@@ -108,7 +112,8 @@ export async function readCatalog(db: Db, schemas: readonly string[] = ['efa', '
       (SELECT pn.nspname || '.' || p.relname FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
          JOIN pg_namespace pn ON pn.oid = p.relnamespace WHERE i.inhrelid = c.oid AND c.relispartition) AS parent,
       CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END AS bound,
-      obj_description(c.oid, 'pg_class') AS comment, c.relacl::text[] AS acl
+      obj_description(c.oid, 'pg_class') AS comment,
+      coalesce(c.relacl, acldefault(CASE WHEN c.relkind = 'S' THEN 's' ELSE 'r' END::"char", c.relowner))::text[] AS acl
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE ${inSchemas} AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') AND ${notExtensionMember('pg_class', sql`c.oid`)}`.execute(k);
 
@@ -164,7 +169,7 @@ export async function readCatalog(db: Db, schemas: readonly string[] = ['efa', '
     SELECT n.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS name,
       p.prokind::text AS kind, pg_get_function_result(p.oid) AS result,
       CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END AS def,
-      obj_description(p.oid, 'pg_proc') AS comment, p.proacl::text[] AS acl
+      obj_description(p.oid, 'pg_proc') AS comment, coalesce(p.proacl, acldefault('f', p.proowner))::text[] AS acl
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
     WHERE ${inSchemas} AND ${notExtensionMember('pg_proc', sql`p.oid`)}`.execute(k);
   for (const f of funcs.rows) note(`function ${f.name}`, f.comment, f.acl);
