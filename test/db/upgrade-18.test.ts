@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, type Db } from '../../src/db/index.js';
+import { migrate, readMigrations, type Db } from '../../src/db/index.js';
 import { runJob } from '../../src/run/index.js';
 import { startSimulator, type Simulator, type Truth } from '../../src/sim/index.js';
 import { createLogger } from '../../src/util/log.js';
@@ -97,7 +97,8 @@ describe('upgrade in place from schema 18 (eb476e7, two nights and a snapshot)',
   it('migrate applies what came after 18 and keeps every row of every table', async () => {
     expect(before).toMatchObject({ 'efa.schema_migrations': 18, 'efa.pins': 221, 'efa.runs': 3, 'efa.pins_history': 2, 'efa.vehicle_snapshots': 89, 'efa.parking_snapshots': 38 });
     const result = await migrate(t.db);
-    expect(result.applied).toEqual([19, 20, 21, 22, 26, 27, 28]);
+    expect(result.applied).toEqual((await readMigrations()).map((m) => m.version).filter((v) => v > 18));
+    expect(result.applied).toEqual(expect.arrayContaining([19, 22, 28]));
     const after = await rowCounts(t.db);
     // efa.schema_migrations gains a row per migration applied; every other table keeps its rows.
     expect(after['efa.schema_migrations']).toBe(before['efa.schema_migrations']! + result.applied.length);
