@@ -121,21 +121,7 @@ COMMENT ON COLUMN efa.operating_areas.first_run IS 'The run that first stored th
 COMMENT ON COLUMN efa.operating_areas.changed_run IS 'The last run that changed the area''s content.';
 COMMENT ON COLUMN efa.operating_areas.deleted_at IS 'When a complete OpArea sweep no longer returned the area; NULL while it exists.';
 
--- run_seen, changes, rejects
-COMMENT ON TABLE efa.run_seen IS 'The keys each run saw, per relation: the basis of deletion detection (what a complete sweep did not see is marked deleted/ended) and of resume.';
-COMMENT ON COLUMN efa.run_seen.run_id IS 'The run (efa.runs).';
-COMMENT ON COLUMN efa.run_seen.relation IS 'Entity table name: pins, lines, stop_lines, notices, sharing_providers or operating_areas.';
-COMMENT ON COLUMN efa.run_seen.key IS 'The row''s key in that table (stop_lines: stop_id || ''|'' || line_key).';
-
-COMMENT ON TABLE efa.changes IS 'Change log: one row per insert, content update, revival or deletion of an entity row, with the run that made it. A run against an unchanged API writes none.';
-COMMENT ON COLUMN efa.changes.change_id IS 'Surrogate key, increasing.';
-COMMENT ON COLUMN efa.changes.run_id IS 'The run that made the change (efa.runs).';
-COMMENT ON COLUMN efa.changes.relation IS 'Entity table name: pins, lines, stop_lines, notices, sharing_providers or operating_areas.';
-COMMENT ON COLUMN efa.changes.key IS 'The row''s key in that table (stop_lines: stop_id || ''|'' || line_key).';
-COMMENT ON COLUMN efa.changes.op IS 'insert, update (content changed, or revived) or delete (deleted_at / ended_at set).';
-COMMENT ON COLUMN efa.changes.detail IS 'Why, where op alone does not say it: revived (an update that cleared deleted_at), ended (a notice no longer published); NULL otherwise.';
-COMMENT ON COLUMN efa.changes.at IS 'When the change was written.';
-
+-- rejects (run_seen and changes are views since sql/007: sql/views/)
 COMMENT ON TABLE efa.rejects IS 'Records of EFA answers that could not be normalised (missing fields, bad coordinates, unrepairable polygons), with the reason and the record as received: never silently dropped.';
 COMMENT ON COLUMN efa.rejects.reject_id IS 'Surrogate key, increasing.';
 COMMENT ON COLUMN efa.rejects.run_id IS 'The run that received the record (efa.runs).';

@@ -2,6 +2,9 @@
 -- are (current rows only, numeric lon/lat, an integer key), parking fields as columns, and
 -- efa.stop_places (one physical stop across deployments, by its global id).
 -- Every view keeps the columns it had, so analysts' queries keep working; `source` is added.
+-- The views and functions themselves are definitions now, one file each (sql/views, sql/functions),
+-- applied after the numbered migrations (src/db/definitions.ts). The old ones go here, so that
+-- nothing reads the columns the next migrations change.
 
 DROP MATERIALIZED VIEW IF EXISTS efa.stop_summary;
 DROP MATERIALIZED VIEW IF EXISTS efa.tile_coverage;

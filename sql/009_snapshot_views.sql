@@ -3,4 +3,6 @@
 -- capped tile has a gap, and a gap must never read as "no vehicles there" or "all places free".
 -- Each view says how many snapshots of the hour it counted and how many it left out.
 -- Hours and weekdays are those of the session's TimeZone (SET TimeZone = 'Europe/Berlin').
+-- The views and functions themselves are definitions now, one file each (sql/views, sql/functions),
+-- applied after the numbered migrations (src/db/definitions.ts).
 

@@ -4,6 +4,8 @@
 --
 -- A materialized view cannot be replaced: it is dropped and created again with its indexes and
 -- comments, and filled (as REFRESH would), so its rows are there at once.
+-- The views and functions themselves are definitions now, one file each (sql/views, sql/functions),
+-- applied after the numbered migrations (src/db/definitions.ts).
 
 DROP MATERIALIZED VIEW IF EXISTS efa.stop_summary;
 

@@ -5,7 +5,7 @@
 --    PostgreSQL 15, 200,582 pins inserted in 2.19 s without them and 3.32 s with them (+52 %), a
 --    third of a first night's load. Only efa-sync writes these columns, always with the run it holds
 --    (its row is committed before the first batch). What the keys also promised, that the run a row
---    names is never gone, efa.runs now promises itself: it is append-only (the trigger below refuses
+--    names is never gone, efa.runs now promises itself: it is append-only (the trigger of sql/functions/runs_append_only.sql refuses
 --    DELETE and TRUNCATE; nothing in efa-sync ever deleted a run). The ledger's own references to
 --    efa.runs (run_tiles, run_seen_sets, change_sets, rejects, snapshots) are one row per tile or
 --    batch and stay foreign keys.

@@ -6,6 +6,8 @@
 -- A materialized view cannot be replaced: it is dropped and created again with the same columns, indexes
 -- and comments, and filled (as REFRESH would). Readers keep SELECT through ALTER DEFAULT PRIVILEGES
 -- (efa-sync grant-reader).
+-- The views and functions themselves are definitions now, one file each (sql/views, sql/functions),
+-- applied after the numbered migrations (src/db/definitions.ts).
 
 ALTER TABLE efa.runs DROP CONSTRAINT runs_status_check;
 ALTER TABLE efa.runs ADD CONSTRAINT runs_status_check CHECK (status IN ('running', 'succeeded', 'partial', 'failed', 'stopped'));
