@@ -76,7 +76,7 @@ async function databaseChecks(url: string): Promise<DoctorCheck[]> {
     const applied = await sql<{ version: number; checksum: string }>`SELECT version, checksum FROM efa.schema_migrations ORDER BY version`.execute(db.kysely);
     const appliedVersions = new Map(applied.rows.map((r) => [r.version, r.checksum]));
     const pending = migrations.filter((m) => !appliedVersions.has(m.version)).map((m) => m.version);
-    const changed = migrations.filter((m) => appliedVersions.has(m.version) && appliedVersions.get(m.version) !== m.checksum).map((m) => m.version);
+    const changed = migrations.filter((m) => appliedVersions.has(m.version) && !m.accepted.includes(appliedVersions.get(m.version) as string)).map((m) => m.version);
     const current = Math.max(0, ...appliedVersions.keys());
     if (changed.length > 0) {
       checks.push({ name: 'schema', status: 'fail', message: `version ${current}; migrations ${changed.join(', ')} changed after they were applied`, hint: 'the sql/ files of this efa-sync differ from the ones that built the schema' });

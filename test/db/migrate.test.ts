@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, readMigrations } from '../../src/db/index.js';
+import { migrate, MigrationChecksumError, readMigrations } from '../../src/db/index.js';
+import { LEGACY_CHECKSUMS } from '../../src/db/legacy-checksums.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 
 describe('migrations and PostGIS smoke test', () => {
@@ -19,6 +20,16 @@ describe('migrations and PostGIS smoke test', () => {
     expect(second.applied).toEqual([]);
     const rows = await t.db.kysely.selectFrom('efa.schema_migrations').select(['version', 'checksum']).orderBy('version').execute();
     expect(rows.map((r) => r.checksum)).toEqual(files.map((f) => f.checksum));
+  });
+
+  it('accepts a migration applied with its released bytes (before its views and functions moved to definitions), and no other change', async () => {
+    const [version, [released]] = Object.entries(LEGACY_CHECKSUMS)[0] as [string, readonly string[]];
+    await sql`UPDATE efa.schema_migrations SET checksum = ${released} WHERE version = ${Number(version)}`.execute(t.db.kysely);
+    expect((await migrate(t.db)).applied).toEqual([]);
+    await sql`UPDATE efa.schema_migrations SET checksum = ${'0'.repeat(64)} WHERE version = ${Number(version)}`.execute(t.db.kysely);
+    await expect(migrate(t.db)).rejects.toThrow(MigrationChecksumError);
+    const file = (await readMigrations()).find((m) => m.version === Number(version));
+    await sql`UPDATE efa.schema_migrations SET checksum = ${file?.checksum ?? ''} WHERE version = ${Number(version)}`.execute(t.db.kysely);
   });
 
   it('stores and queries a geometry in lon/lat order with a GiST index', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRun } from '../../src/db/runs.js';
+import { readDefinitionFiles } from '../../src/db/definitions.js';
 import { migrate, sqlDir } from '../../src/db/migrate.js';
 import { dropSnapshotPartitions, ensureSnapshotPartitions, writeParkingSnapshot, writeVehicleSnapshot, type ParkingRow, type SnapshotStatus, type VehicleRow } from '../../src/db/snapshots.js';
 import pg from 'pg';
@@ -229,6 +230,8 @@ describe('upgrading a warehouse that holds snapshots', () => {
     before = await mkdtemp(join(tmpdir(), 'efa-sync-sql-'));
     for (const f of await readdir(sqlDir)) if (/^0([01]\d|2[0-7])_/.test(f)) await cp(join(sqlDir, f), join(before, f));
     await migrate(t.db, before);
+    // Its partition functions: definitions now, applied after the numbered migrations (this folder has none).
+    for (const d of await readDefinitionFiles()) if (['efa.snapshot_tables', 'efa.ensure_snapshot_partitions'].includes(d.name)) await t.db.exec(d.sql);
     await sql`SET TimeZone = 'UTC'`.execute(t.db.kysely);
     await sql`CREATE FUNCTION efa.rollup_snapshot(bigint, text) RETURNS void LANGUAGE sql AS 'SELECT'`.execute(t.db.kysely);
     await store(t);
