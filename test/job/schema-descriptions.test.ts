@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { renderJobJsonSchema } from '../../scripts/job-schema.js';
+import { jobsDocPath, renderJobJsonSchema, renderJobsDoc } from '../../scripts/job-schema.js';
 import { jobSchema } from '../../src/job/schema.js';
 
 /**
@@ -70,6 +71,12 @@ describe('the job JSON Schema explains every key', () => {
     expect(parsed.limits).toEqual((properties['limits']?.['default'] as Node | undefined) ?? {});
     expect(parsed.maxGonePercent).toBe(properties['maxGonePercent']?.['default']);
     expect(parsed.rateLimit.retries).toBe(rateLimit['retries']?.['default']);
+  });
+
+  it('docs/jobs.md lists every key with that text and default (run `npm run schema:job` when it fails)', async () => {
+    const doc = await readFile(jobsDocPath, 'utf8');
+    expect(doc === (await renderJobsDoc()), 'docs/jobs.md: its table of job keys differs from src/job/schema.ts').toBe(true);
+    for (const key of ['`maxGonePercent` | number | `5`', '`sweeps.servingLines.refreshEveryNights` | integer | `7`', '`snapshots.retentionDays` | integer | `90`']) expect(doc).toContain(key);
   });
 
   it('names a property without a description, however deep', () => {
