@@ -88,7 +88,7 @@ describe('history: upgrade in place from schema 13', () => {
     const r2 = await runTimes(t.db, night2.runId);
     expect(await asOfRows(t.db, r2.finishedAt)).toEqual(live2);
     // Between the nights: the removed POI is there; the renamed stop is shown from night 2 on only
-    // (its night-1 name was overwritten before history existed; docs/analysts/history.md says so).
+    // (its night-1 name was overwritten before history existed; README says so).
     const mid = new Date((r1.finishedAt.getTime() + r2.startedAt.getTime()) / 2);
     const between = await sql<{ pin_key: string }>`SELECT pin_key FROM efa.pins_as_of(${mid.toISOString()}::timestamptz)`.execute(t.db.kysely);
     const keys = new Set(between.rows.map((r) => r.pin_key));
