@@ -16,14 +16,7 @@ import { argvProblems, efaSyncArgv, environmentVariablesRead, readCliSurface, ty
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string): Promise<string> => readFile(join(root, path), 'utf8');
 /** The operator documentation whose code blocks are commands to copy. */
-const deployDocs = [
-  'docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/snapshots.md', 'docs/deploy/container.md', 'docs/deploy/operations.md', 'docs/deploy/many-deployments.md', 'docs/deploy/orchestrators.md',
-  'README.md',
-  // Where the README's commands moved (the docs by audience): their code blocks are commands to copy too.
-  'docs/jobs.md', 'docs/dialects.md', 'docs/simulator.md', 'docs/development.md', 'docs/lake.md',
-  'docs/operations/commands.md', 'docs/operations/doctor.md', 'docs/operations/container.md', 'docs/operations/database.md',
-  'docs/analysts/README.md', 'docs/analysts/snapshots.md', 'docs/analysts/history.md', 'docs/analysts/serve.md', 'docs/analysts/export.md',
-];
+const deployDocs = ['docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/snapshots.md', 'docs/deploy/container.md', 'docs/deploy/operations.md', 'docs/deploy/many-deployments.md', 'docs/deploy/orchestrators.md', 'README.md'];
 
 interface ComposeService {
   image?: string;
@@ -201,12 +194,10 @@ describe('deployment files against the CLI', () => {
     expect(used.map((u) => u.name)).toEqual(expect.arrayContaining(['DATABASE_URL', 'EFA_BASE_URL']));
     // A crontab sets its own variables beside the program's.
     const crontabVariables = new Set(['SHELL', 'MAILTO', 'PATH', 'CRON_TZ']);
-    // The README's Quick start and docs/development.md set the variables the test harness reads (test/global-setup.ts).
+    // The README's development section sets the variables the test harness reads (test/global-setup.ts).
     const testVariables = new Set(['TEST_DATABASE_URL', 'EFA_SYNC_TEST_DOCKER']);
     const known = (u: (typeof used)[number]): boolean =>
-      envRead.has(u.name) ||
-      ((u.where.endsWith('cron.md') || u.where.endsWith('snapshots.md')) && crontabVariables.has(u.name)) ||
-      ((u.where === 'README.md' || u.where === 'docs/development.md') && testVariables.has(u.name));
+      envRead.has(u.name) || ((u.where.endsWith('cron.md') || u.where.endsWith('snapshots.md')) && crontabVariables.has(u.name)) || (u.where === 'README.md' && testVariables.has(u.name));
     expect(used.filter((u) => !known(u)).map((u) => `${u.where}: ${u.name}`)).toEqual([]);
     expect(used.filter((u) => !u.value).map((u) => `${u.where}: ${u.name} is empty`)).toEqual([]);
   });

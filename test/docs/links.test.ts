@@ -17,7 +17,7 @@ import { registerRun } from '../../src/cli/run.js';
 import { registerRuns } from '../../src/cli/runs.js';
 import { registerServe } from '../../src/cli/serve.js';
 import { registerSim } from '../../src/cli/sim.js';
-import { efaSyncArgv } from '../deploy/cli-surface.js';
+import { argvProblems, efaSyncArgv, type CliOption, type CliSurface } from '../deploy/cli-surface.js';
 import { headingAnchors, inlineCode, linkTargets, readDocs, splitFences, tableRows, type MarkdownFile } from './markdown.js';
 
 /**
@@ -49,6 +49,28 @@ function cliSurface(program: Command): { commands: Set<string>; flags: Set<strin
   };
   walk(program, '');
   return { commands, flags };
+}
+
+/**
+ * The same surface test/deploy's checks read from `--help`, read from the program in memory instead, so
+ * every efa-sync line of every doc is held to the CLI (command, flags, a flag's value and its choices)
+ * without a process per command.
+ */
+function inMemorySurface(program: Command): CliSurface {
+  const find = (path: string): Command | undefined => {
+    let cmd: Command | undefined = program;
+    for (const name of path.split(' ')) cmd = cmd?.commands.find((c) => c.name() === name);
+    return cmd;
+  };
+  const help: CliOption = { flags: ['-h', '--help'], takesValue: false, choices: undefined };
+  return {
+    commands: new Set(program.commands.map((c) => c.name())),
+    options: async (command) => [
+      help,
+      ...(find(command)?.options ?? []).map((o) => ({ flags: [o.short, o.long].filter((f): f is string => f !== undefined), takesValue: o.required || o.optional, choices: o.argChoices })),
+    ],
+    subcommands: async (command) => new Set((find(command)?.commands ?? []).map((c) => c.name())),
+  };
 }
 
 /**
@@ -157,14 +179,31 @@ describe('what the docs name exists', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('every --option in an efa-sync command line or a table exists on some command', () => {
+  it('every efa-sync command line in a code block is one the CLI takes (command, flags, values, choices)', async () => {
+    const cli = inMemorySurface(buildProgram());
+    const problems: string[] = [];
+    let checked = 0;
+    for (const doc of docs) {
+      for (const line of splitFences(doc.text).codeLines) {
+        // Only lines that run efa-sync: psql, docker or npm lines carry flags of their own programs. The
+        // README's command table is a code block too: its placeholders (`<job>`, `[--where …]`) are not values.
+        const argv = efaSyncArgv(line);
+        if (!argv || argv.length === 0 || line.trimStart().startsWith('#') || /[<[]/.test(line)) continue;
+        checked++;
+        for (const p of await argvProblems(cli, argv)) problems.push(`${doc.path}: ${p}`);
+      }
+    }
+    expect(checked, 'efa-sync lines found in the docs').toBeGreaterThan(30);
+    expect(problems).toEqual([]);
+  });
+
+  it('every --option named in a code block or a table exists on some command', () => {
     const unknown: string[] = [];
     const check = (where: string, flag: string): void => {
       if (!surface.flags.has(flag) && !NOT_OURS.has(flag)) unknown.push(`${where}: ${flag}`);
     };
     for (const doc of docs) {
       for (const line of splitFences(doc.text).codeLines) {
-        // Only efa-sync's own arguments: psql, docker or npm lines carry flags of their programs.
         for (const word of efaSyncArgv(line) ?? []) {
           const flag = /^--[a-z][a-z0-9-]*[a-z0-9]/.exec(word)?.[0];
           if (flag !== undefined) check(doc.path, flag);
@@ -185,6 +224,16 @@ describe('what the docs name exists', () => {
     expect(headingAnchors('# A title\n# A title')).toEqual(new Set(['a-title', 'a-title-1']));
     expect(surface.flags.has('--metrics-dir')).toBe(false);
     expect(surface.flags.has('--metrics-file')).toBe(true);
+  });
+
+  it('holds a command line to its command: an unknown flag, a bad choice, a missing value', async () => {
+    const cli = inMemorySurface(buildProgram());
+    expect(await argvProblems(cli, ['run', 'demo', '--metrics-dir', '/m', '--log-format', 'xml'])).toEqual([
+      'efa-sync run: unknown option --metrics-dir',
+      'efa-sync run: --log-format xml is not one of pretty, json',
+    ]);
+    expect(await argvProblems(cli, ['history', 'prune', '--before'])).toEqual(['efa-sync history prune: --before needs a value']);
+    expect(await argvProblems(cli, ['export', '--relation', 'current_stops', '--format', 'gpkg', '--out', 's.gpkg'])).toEqual([]);
   });
 
   it("README's links stay inside what npm pack ships (package.json files)", async () => {
