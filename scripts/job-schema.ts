@@ -1,7 +1,8 @@
 /**
- * Writes schema/job.schema.json, the JSON Schema of job files, from the zod schema that validates them:
- *   npm run schema:job              regenerate
- *   npm run schema:job -- --check   exit 1 when the committed file is out of date
+ * Writes schema/job.schema.json, the JSON Schema of job files, from the zod schema that validates them,
+ * and the table of every job key in docs/jobs.md from that schema:
+ *   npm run schema:job              regenerate both
+ *   npm run schema:job -- --check   exit 1 when either committed file is out of date
  * Editors that read `$schema` (VS Code, JetBrains) then complete and check job files as they are typed.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -9,8 +10,18 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { jobSchema } from '../src/job/schema.js';
+import { withJobOptionsTable } from './job-options-table.js';
 
 export const jobSchemaPath = fileURLToPath(new URL('../schema/job.schema.json', import.meta.url));
+export const jobsDocPath = fileURLToPath(new URL('../docs/jobs.md', import.meta.url));
+
+/** docs/jobs.md with its table of job keys as the schema renders it today. */
+export async function renderJobsDoc(): Promise<string> {
+  const current = await readFile(jobsDocPath, 'utf8');
+  const rendered = withJobOptionsTable(current, JSON.parse(renderJobJsonSchema()) as Record<string, unknown>);
+  if (rendered === undefined) throw new Error('docs/jobs.md has no job-options block: add its two markers where the table goes');
+  return rendered;
+}
 
 /**
  * The *input* shape: what a job file may say before defaults apply, so a key with a default is
@@ -34,16 +45,22 @@ export function renderJobJsonSchema(): string {
 }
 
 async function main(args: readonly string[]): Promise<number> {
-  const text = renderJobJsonSchema();
-  if (!args.includes('--check')) {
-    await writeFile(jobSchemaPath, text);
-    process.stdout.write(`schema:job: wrote ${jobSchemaPath}\n`);
-    return 0;
+  const outputs = [
+    { path: jobSchemaPath, name: join('schema', 'job.schema.json'), text: renderJobJsonSchema() },
+    { path: jobsDocPath, name: join('docs', 'jobs.md'), text: await renderJobsDoc() },
+  ];
+  let stale = 0;
+  for (const { path, name, text } of outputs) {
+    const current = await readFile(path, 'utf8').catch(() => '');
+    if (current === text) continue;
+    stale++;
+    if (args.includes('--check')) process.stderr.write(`schema:job: ${name} is out of date with src/job/schema.ts: run \`npm run schema:job\` and commit it\n`);
+    else {
+      await writeFile(path, text);
+      process.stdout.write(`schema:job: wrote ${path}\n`);
+    }
   }
-  const current = await readFile(jobSchemaPath, 'utf8').catch(() => '');
-  if (current === text) return 0;
-  process.stderr.write(`schema:job: ${join('schema', 'job.schema.json')} is out of date with src/job/schema.ts: run \`npm run schema:job\` and commit it\n`);
-  return 1;
+  return args.includes('--check') && stale > 0 ? 1 : 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main(process.argv.slice(2));

@@ -63,7 +63,7 @@ async function databaseChecks(url: string): Promise<DoctorCheck[]> {
     const postgisVersion = postgis.rows[0]?.v;
     checks.push(postgisVersion
       ? { name: 'postgis', status: 'ok', message: `PostGIS ${postgisVersion}` }
-      : { name: 'postgis', status: 'fail', message: 'PostGIS is not installed in this database', hint: 'as a superuser, once: CREATE EXTENSION postgis; (see the README, Privileges)' });
+      : { name: 'postgis', status: 'fail', message: 'PostGIS is not installed in this database', hint: 'as a superuser, once: CREATE EXTENSION postgis; (see docs/operations/database.md, Privileges)' });
 
     const migrations = await readMigrations();
     const latest = Math.max(0, ...migrations.map((m) => m.version));

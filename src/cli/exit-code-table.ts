@@ -10,7 +10,7 @@ export const EXIT_CODES_BEGIN = '<!-- exit-codes:begin (generated from src/error
 export const EXIT_CODES_END = '<!-- exit-codes:end -->';
 
 /** The documents that carry the generated table, relative to the repository root. */
-export const EXIT_CODE_DOCS = ['README.md', 'docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/container.md'] as const;
+export const EXIT_CODE_DOCS = ['README.md', 'docs/operations/exit-codes.md', 'docs/deploy/README.md', 'docs/deploy/cron.md', 'docs/deploy/container.md'] as const;
 
 const codesOf = (row: ExitCodeRow, wrap: (code: string) => string): string => row.codes.map((c) => wrap(String(c))).join(', ');
 

@@ -52,17 +52,22 @@ const linearRing = z
   .superRefine((ring, ctx) => {
     if (ring.length >= 4 && ringArea2(ring) === 0) ctx.addIssue({ code: 'custom', message: 'the ring encloses no area (its positions lie on one line or one point)' });
   });
-export const polygonSchema = z.strictObject({ type: z.literal('Polygon'), coordinates: z.array(linearRing).min(1) });
+const geometryType = 'The GeoJSON geometry type.';
+export const polygonSchema = z.strictObject({ type: z.literal('Polygon').describe(geometryType), coordinates: z.array(linearRing).min(1).describe('Rings of [lon, lat] positions: the outer ring first, then its holes.') });
 export const multiPolygonSchema = z.strictObject({
-  type: z.literal('MultiPolygon'),
-  coordinates: z.array(z.array(linearRing).min(1)).min(1),
+  type: z.literal('MultiPolygon').describe(geometryType),
+  coordinates: z.array(z.array(linearRing).min(1)).min(1).describe('Polygons, each its rings of [lon, lat] positions (outer ring first).'),
 });
 export const regionGeometrySchema = z.discriminatedUnion('type', [polygonSchema, multiPolygonSchema]);
 
 export const regionSchema = z.union([
-  z.strictObject({ bbox: bboxSchema }),
+  z.strictObject({ bbox: bboxSchema.describe('The region as [minLon, minLat, maxLon, maxLat] in WGS84, longitude first.') }),
   // A string is a path to a GeoJSON file, relative to the job file; loadJob resolves it.
-  z.strictObject({ geojson: z.union([regionGeometrySchema, z.string().min(1)]) }),
+  z.strictObject({
+    geojson: z
+      .union([regionGeometrySchema, z.string().min(1)])
+      .describe('The region as a GeoJSON Polygon or MultiPolygon ([lon, lat]), or the path of a GeoJSON file relative to the job file.'),
+  }),
 ]);
 
 /**
@@ -70,27 +75,30 @@ export const regionSchema = z.union([
  * than these.
  */
 export const limitsSchema = z.strictObject({
-  /** Largest reply body accepted, decompressed, in MiB. */
-  maxResponseMiB: z.number().positive().max(4096).default(64),
-  /** Time for a whole reply, last byte included, in seconds (beside rateLimit.timeoutMs, the per-attempt bound). */
-  responseDeadlineS: z.number().positive().max(3600).default(300),
-  /** A `Retry-After` longer than this fails the request (with a warning) instead of parking the run, in seconds. */
-  maxRetryAfterS: z.number().min(0).max(86_400).default(300),
-  /** Requests one run may send at most; default: ten times the plan's estimate, and at least 5,000. */
-  requestBudget: z.number().int().positive().optional(),
+  maxResponseMiB: z.number().positive().max(4096).default(64).describe('Largest reply body accepted, after decompression, in MiB.'),
+  responseDeadlineS: z
+    .number().positive().max(3600).default(300)
+    .describe('Seconds for a whole reply to arrive, last byte included (rateLimit.timeoutMs bounds each attempt).'),
+  maxRetryAfterS: z
+    .number().min(0).max(86_400).default(300)
+    .describe('A Retry-After longer than this many seconds fails the request with a warning instead of parking the run.'),
+  requestBudget: z
+    .number().int().positive().optional()
+    .describe("Most requests one run may send; past it the run ends partial (exit 3). Default: ten times the plan's estimate, at least 20,000."),
 });
 
 export const rateLimitSchema = z.strictObject({
-  requestsPerSecond: z.number().positive('requestsPerSecond must be > 0').max(1000),
-  concurrency: z.number().int().positive('concurrency must be >= 1').max(256).default(4),
-  retries: z.number().int().min(0).max(20).default(4),
-  timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  requestsPerSecond: z.number().positive('requestsPerSecond must be > 0').max(1000).describe('Hard ceiling on requests per second to the deployment (--rps overrides it); keep it polite.'),
+  concurrency: z.number().int().positive('concurrency must be >= 1').max(256).default(4).describe('Requests in flight at most (--concurrency overrides it).'),
+  retries: z.number().int().min(0).max(20).default(4).describe('Retries of a failed request (5xx, 429, timeout), with backoff and Retry-After respected.'),
+  timeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe('Milliseconds one attempt may take before it is aborted and retried.'),
 });
 
 export const objectTypeSchema = z.enum(OBJECT_TYPES);
 const parkingObjectTypeNames = Object.keys(PARKING_OBJECT_TYPES) as [ParkingObjectType, ...ParkingObjectType[]];
 
 const motList = z.array(z.number().int().min(0).max(99)).min(1);
+const parkingKinds = "'all', or the parking kinds: multiStorey, carPark, singleSpace, zone, chargingPoint.";
 
 /**
  * The one box-sweep shape: what every sweep that tiles the region with box searches (coord, vehicles,
@@ -98,61 +106,60 @@ const motList = z.array(z.number().int().min(0).max(99)).min(1);
  * `sweeps.vehicles.maxPerRequest`, … as always). The box step (src/harvest) reads only this.
  */
 export const boxSweepShape = {
-  maxPerRequest: z.number().int().min(2, 'maxPerRequest must be >= 2').max(100_000),
-  /**
-   * The smallest tile (degrees, both axes). Left out: 0.002° on the server's say-so alone, and a tile
-   * that small that is still capped is split as far as its answer's density asks, down to the
-   * request's coordinate precision (2e-5°), so a dense world does not end partial. Set: a hard floor
-   * (a tile that small and still capped is recorded capped), for a job that wants its tiles bounded.
-   */
-  minTileSizeDeg: z.number().positive().max(10).optional(),
+  maxPerRequest: z
+    .number().int().min(2, 'maxPerRequest must be >= 2').max(100_000)
+    .describe("Objects one box search asks for (the request's max); a box whose answer reaches it is split where its hits lie."),
+  minTileSizeDeg: z
+    .number().positive().max(10).optional()
+    .describe(
+      'The smallest tile, in degrees on both axes: a tile that small and still capped is recorded capped. Left out: 0.002°, and a capped tile that small ' +
+        "is split further as its answer's density asks (down to 2e-5°), so a dense region does not end partial.",
+    ),
 };
 
 /** The box-sweep part of a coord, vehicles or parking sweep. */
 export type BoxSweepConfig = z.output<z.ZodObject<typeof boxSweepShape>>;
 
 export const coordSweepSchema = z.strictObject({
-  types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type'),
+  types: z.array(objectTypeSchema).min(1, 'coord.types needs at least one object type').describe('The EFA object types to sweep (STOP, POI_POINT, …); each becomes rows of efa.pins.'),
   ...boxSweepShape,
-  inclMOT: motList.optional(),
-  exclMOT: motList.optional(),
-  /** Parking objects (parkingSearchMethod=BB over each tile); omitted means no parking sweep. */
+  inclMOT: motList.optional().describe('Means of transport to include (EFA MOT ids): a stop counts as looked for only when all its means are included.'),
+  exclMOT: motList.optional().describe('Means of transport to exclude (EFA MOT ids): a stop with any of them is not looked for.'),
   parking: z
     .strictObject({
-      /** 'all' (-1), or kinds: multiStorey, carPark, singleSpace, zone, chargingPoint. */
-      objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all'),
-      info: z.boolean().default(true),
-      realtime: z.boolean().default(false),
+      objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all').describe(parkingKinds),
+      info: z.boolean().default(true).describe('Ask for parking details (parkObjInfo=1).'),
+      realtime: z.boolean().default(false).describe('Ask for real-time occupancy (parkObjInfoRealtime=1); needs info.'),
     })
     .refine((p) => !p.realtime || p.info, { message: 'parking.realtime requires parking.info (parkObjInfoRealtime needs parkObjInfo)', path: ['realtime'] })
-    .optional(),
-  /**
-   * Night one by a pilot type (src/sweep/pilot.ts): `auto` reads the first answer of a night planned
-   * without known pins (a first night, --full) and, where some types lie where a sparse type lies,
-   * sweeps that type first and plans the others' tiles from its pins (left out: `auto`); `off` sweeps
-   * every type together, with today's splitter alone. Never with type ANY. Nights planned from known
-   * pins are the same either way. Left out rather than defaulted, so the job's hash (resume) stays.
-   */
-  pilot: z.enum(['auto', 'off']).optional(),
+    .optional()
+    .describe('Parking objects as nightly pins (the parking box search over each tile). Left out: no parking sweep.'),
+  // Left out rather than defaulted, so the job's hash (resume) stays; src/sweep/pilot.ts does it.
+  pilot: z
+    .enum(['auto', 'off'])
+    .optional()
+    .describe(
+      'Night one by a pilot type. auto (left out): a night planned without known pins sweeps a sparse type first and plans the types ' +
+        'that lie where it lies from its pins; off: every type together, by the splitter alone. Nights planned from known pins are the same either way.',
+    ),
 });
 
 export const opAreaSweepSchema = z.strictObject({
-  mode: z.enum(['ALL', 'RADIAL']),
-  geometry: z.boolean().default(true),
-  /** RADIAL only: the search radius around each tile centre; default: the tile's half diagonal. */
-  radiusM: z.number().int().positive().optional(),
-  vehicleKinds: z.array(z.enum(OPAREA_VEHICLE_KINDS)).min(1).optional(),
-  /** Keep only operating areas that intersect the job's region (some deployments answer nationwide). */
-  clipToRegion: z.boolean().default(false),
+  mode: z.enum(['ALL', 'RADIAL']).describe('ALL: every operating area in one request; RADIAL: circle searches over the region.'),
+  geometry: z.boolean().default(true).describe("Ask for the areas' polygons."),
+  radiusM: z.number().int().positive().optional().describe("RADIAL only: the search radius around each tile centre, in metres. Default: the tile's half diagonal."),
+  vehicleKinds: z.array(z.enum(OPAREA_VEHICLE_KINDS)).min(1).optional().describe('Only providers of these vehicle kinds. Left out: all.'),
+  clipToRegion: z.boolean().default(false).describe("Keep only operating areas that touch the job's region (some deployments answer nationwide)."),
 });
 
 export const servingLinesSweepSchema = z.strictObject({
-  forStops: z.boolean().default(false),
-  lineNames: z.array(z.string().min(1)).default([]),
-  /** Unchanged stops have their lines refetched in a rolling share, every stop at least every N nights. */
-  refreshEveryNights: z.number().int().min(1).max(365).default(7),
-  /** Line types (STT, TTB, ROB, StationTT); empty means all (lineReqType=0). */
-  lineReqType: z.array(z.enum(Object.keys(LINE_REQ_TYPES) as [LineReqType, ...LineReqType[]])).default([]),
+  forStops: z.boolean().default(false).describe('Fetch the lines serving each stop (efa.stop_lines) for new, changed and due stops.'),
+  lineNames: z.array(z.string().min(1)).default([]).describe('Line names to look up (efa.lines).'),
+  refreshEveryNights: z.number().int().min(1).max(365).default(7).describe("Unchanged stops have their lines refetched in a rolling share, every stop at least every this many nights."),
+  lineReqType: z
+    .array(z.enum(Object.keys(LINE_REQ_TYPES) as [LineReqType, ...LineReqType[]]))
+    .default([])
+    .describe('Line types to ask for (STT, TTB, ROB, StationTT). Empty: all (lineReqType=0).'),
 });
 
 const { filterPublicationStatus: _status, ...addInfoFilters } = addInfoSchema.shape;
@@ -161,7 +168,7 @@ const { filterPublicationStatus: _status, ...addInfoFilters } = addInfoSchema.sh
  * dates as YYYY-MM-DD, sent as DD-MM-YYYY), plus `publicationStatus` for filterPublicationStatus.
  */
 export const addInfoSweepSchema = z.strictObject({
-  publicationStatus: z.enum(['current', 'history']).default('current'),
+  publicationStatus: z.enum(['current', 'history']).default('current').describe('current: active notices; history: historical ones (filterPublicationStatus).'),
   ...addInfoFilters,
 });
 
@@ -172,38 +179,38 @@ export const addInfoSweepSchema = z.strictObject({
  */
 export const vehiclesSweepSchema = z.strictObject({
   ...boxSweepShape,
-  /** vehSF: the vehicle kinds asked for; omitted means all. */
-  kinds: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1, 'vehicles.kinds: at least one kind, or leave it out for all').optional(),
-  /** vehEngineType: omitted means all. */
-  engines: z.array(z.enum(ENGINE_TYPES)).min(1, 'vehicles.engines: at least one engine type, or leave it out for all').optional(),
-  /** vehLocType<i>: omitted means all. */
-  locationTypes: z.array(z.enum(LOCATION_TYPES)).min(1, 'vehicles.locationTypes: at least one location type, or leave it out for all').optional(),
-  /** vehAtStation=1: also vehicles standing at stations. */
-  atStation: z.boolean().default(true),
-  /** The vehicle-detail mode, one request per vehicle, at most `budget` requests per snapshot. */
+  kinds: z.array(z.enum(SHARING_VEHICLE_KINDS)).min(1, 'vehicles.kinds: at least one kind, or leave it out for all').optional().describe('Vehicle kinds asked for (vehSF). Left out: all four.'),
+  engines: z.array(z.enum(ENGINE_TYPES)).min(1, 'vehicles.engines: at least one engine type, or leave it out for all').optional().describe('Engine types asked for (vehEngineType). Left out: all.'),
+  locationTypes: z
+    .array(z.enum(LOCATION_TYPES))
+    .min(1, 'vehicles.locationTypes: at least one location type, or leave it out for all')
+    .optional()
+    .describe('Location types asked for (vehLocType<i>). Left out: all.'),
+  atStation: z.boolean().default(true).describe('Also vehicles standing at stations (vehAtStation=1).'),
   detail: z
     .strictObject({
-      budget: z.number().int().min(0).max(100_000),
-      spec: z.boolean().default(true),
-      availability: z.boolean().default(true),
+      budget: z.number().int().min(0).max(100_000).describe('Detail requests per snapshot at most; a different sample of vehicles each time.'),
+      spec: z.boolean().default(true).describe("Ask for each vehicle's specification (vehSpec)."),
+      availability: z.boolean().default(true).describe("Ask for each vehicle's availability (vehAvail)."),
     })
     .refine((d) => d.spec || d.availability, { message: 'vehicles.detail: ask for spec, availability or both', path: ['spec'] })
-    .optional(),
+    .optional()
+    .describe('The vehicle-detail mode: one request per vehicle seen, within budget. Left out: no detail requests.'),
 });
 
 /** The snapshot sweep of parking objects with their real-time occupancy (parkObjInfo=1&parkObjInfoRealtime=1). */
 export const parkingSnapshotSweepSchema = z.strictObject({
-  /** 'all' (-1), or kinds: multiStorey, carPark, singleSpace, zone, chargingPoint. */
-  objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all'),
-  realtime: z.literal(true, 'parking.realtime must be true: a parking snapshot is its real-time occupancy'),
+  objectTypes: z.union([z.literal('all'), z.array(z.enum(parkingObjectTypeNames)).min(1)]).default('all').describe(parkingKinds),
+  realtime: z.literal(true, 'parking.realtime must be true: a parking snapshot is its real-time occupancy').describe('Must be true: a parking snapshot is its real-time occupancy.'),
   ...boxSweepShape,
 });
 
 /** Snapshot retention: partitions (one per UTC day) older than this are dropped whole. */
 export const snapshotsSchema = z.strictObject({
-  retentionDays: z.number().int().min(1, 'snapshots.retentionDays must be >= 1').max(36_500).default(90),
-  /** The hourly roll-ups the dashboard views read (sql/028): small, so kept longer than the raw series. */
-  rollupRetentionDays: z.number().int().min(1, 'snapshots.rollupRetentionDays must be >= 1').max(36_500).default(730),
+  retentionDays: z.number().int().min(1, 'snapshots.retentionDays must be >= 1').max(36_500).default(90).describe('Days of raw snapshots kept: day partitions older than that are dropped whole.'),
+  rollupRetentionDays: z
+    .number().int().min(1, 'snapshots.rollupRetentionDays must be >= 1').max(36_500).default(730)
+    .describe('Days of the hourly roll-ups the time-series views read (a few rows per hour), kept longer than the raw series.'),
 });
 
 const SNAPSHOT_SWEEPS = ['vehicles', 'parking'] as const;
@@ -211,16 +218,16 @@ const NIGHTLY_SWEEPS = ['coord', 'opArea', 'servingLines', 'addInfo', 'stopFinde
 
 export const sweepsSchema = z
   .strictObject({
-  coord: coordSweepSchema.optional(),
-  opArea: opAreaSweepSchema.optional(),
-  servingLines: servingLinesSweepSchema.optional(),
-  addInfo: addInfoSweepSchema.optional(),
-  /** Stop names to resolve with StopFinder; the best match of each is stored as a pin. */
-  stopFinder: z.strictObject({ names: z.array(z.string().min(1)).min(1) }).optional(),
-  /** Sharing vehicles as a time series (efa.vehicle_snapshots), meant to run every 5–15 minutes. */
-  vehicles: vehiclesSweepSchema.optional(),
-  /** Parking occupancy as a time series (efa.parking_snapshots); `coord.parking` stays the nightly pins. */
-  parking: parkingSnapshotSweepSchema.optional(),
+  coord: coordSweepSchema.optional().describe('Nightly CoordInfo box searches over the tiled region: stops, POIs, parking and other pins (efa.pins).'),
+  opArea: opAreaSweepSchema.optional().describe('Nightly OpArea: sharing providers and their operating areas.'),
+  servingLines: servingLinesSweepSchema.optional().describe('Nightly ServingLines: lines, and the lines serving each stop.'),
+  addInfo: addInfoSweepSchema.optional().describe('AddInfo: disruption notices (efa.notices), with the API\'s filters under their own names.'),
+  stopFinder: z
+    .strictObject({ names: z.array(z.string().min(1)).min(1).describe('Stop names to resolve.') })
+    .optional()
+    .describe('StopFinder: the best match of each name is stored as a pin.'),
+  vehicles: vehiclesSweepSchema.optional().describe('Snapshot job: sharing vehicles as a time series (efa.vehicle_snapshots), run every 5–15 minutes.'),
+  parking: parkingSnapshotSweepSchema.optional().describe('Snapshot job: parking occupancy as a time series (efa.parking_snapshots); coord.parking stays the nightly pins.'),
 })
   // A snapshot is a moment and runs every few minutes; a nightly sweep takes its time and resumes.
   // One job is one cadence: mixing them would make the nightly sweep run every five minutes.
@@ -245,7 +252,10 @@ export function isSnapshotJob(job: { sweeps: z.output<typeof sweepsSchema> }): b
  * A header value is read from the environment at run time (`{ "env": "EFA_API_TOKEN" }`), so a job
  * file never holds a secret; a literal is allowed for harmless headers (`Accept-Language`).
  */
-const headerValueSchema = z.union([z.string(), z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name') })]);
+const headerValueSchema = z.union([
+  z.string(),
+  z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').describe('The environment variable whose value is sent.') }),
+]);
 
 /**
  * Headers of every request. A literal value under a credential-like name (Authorization, X-Api-Key,
@@ -269,43 +279,44 @@ export const headersSchema = z
 const identifier = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
 export const jobSchema = z.strictObject({
-  /** The JSON Schema an editor checks the file against (schema/job.schema.json); ignored by efa-sync. */
-  $schema: z.string().optional(),
-  name: z.string().regex(identifier, 'name: letters, digits, _ . - (at most 63)'),
-  /**
-   * The deployment this job harvests. Every row belongs to one source; jobs of the same deployment
-   * share it, so their rows are one set. Default: the job's name.
-   */
-  source: z.string().regex(identifier, 'source: letters, digits, _ . - (at most 63)').optional(),
-  /**
-   * The mass-deletion guard: a run that would mark more than this share of a relation's live rows
-   * in its scope as gone (and more than a handful) marks none and ends partial.
-   */
-  maxGonePercent: z.number().min(0).max(100).default(5),
-  limits: limitsSchema.default({ maxResponseMiB: 64, responseDeadlineS: 300, maxRetryAfterS: 300 }),
-  description: z.string().optional(),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }),
-  region: regionSchema,
-  rateLimit: rateLimitSchema,
-  sweeps: sweepsSchema,
-  /**
-   * The deployment's time zone (IANA name): times its answers write without an offset are read in
-   * it. Left out, the zone of the centre of the region (src/job/time-zone.ts).
-   */
+  $schema: z.string().optional().describe('The JSON Schema an editor checks this file against (./node_modules/efa-sync/schema/job.schema.json); efa-sync ignores it.'),
+  name: z.string().regex(identifier, 'name: letters, digits, _ . - (at most 63)').describe("The job's name (letters, digits, _ . -, at most 63): its runs, lock and metrics carry it."),
+  source: z
+    .string().regex(identifier, 'source: letters, digits, _ . - (at most 63)').optional()
+    .describe("The EFA deployment this job harvests: every row belongs to one source, shared by the deployment's jobs. Default: the job's name."),
+  maxGonePercent: z
+    .number().min(0).max(100).default(5)
+    .describe("Mass-deletion guard: a run that would mark more than this percentage of a relation's live rows in its scope gone (and more than 10) marks none and ends partial."),
+  limits: limitsSchema
+    .default({ maxResponseMiB: 64, responseDeadlineS: 300, maxRetryAfterS: 300 })
+    .describe('Bounds on what one run may cost: nothing a server sends takes more memory, time or requests than these.'),
+  description: z.string().optional().describe('Free text about the job, for people; efa-sync does not read it.'),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+    .describe("The deployment's base URL, the part before XML_COORD_REQUEST. May be left out when --base-url or EFA_BASE_URL gives it."),
+  region: regionSchema.describe('The region to tile: a bbox or a GeoJSON (multi)polygon.'),
+  rateLimit: rateLimitSchema.describe('How hard the deployment is asked: requests per second, in flight, retries and the per-attempt timeout.'),
+  sweeps: sweepsSchema.describe('The operations to sweep: nightly ones (coord, opArea, servingLines, addInfo, stopFinder) or snapshot ones (vehicles, parking), not both.'),
   timeZone: z
     .string()
     .refine(isTimeZone, 'timeZone: an IANA time zone name such as "Europe/Berlin" or "UTC" (not an offset such as +01:00)')
     .optional()
     .describe('The deployment\'s time zone, an IANA name such as "Europe/Berlin": times its answers write without an offset (parking measuredAt, legacy itdDate/itdTime) are read in it. Default: the zone at the centre of the region.'),
-  /** Response dialect of the deployment: json (efa-api.md), legacy (outputFormat=JSON), rapidjson, or auto. */
-  dialect: z.enum(DIALECT_NAMES).default('json'),
-  /** Operation paths of a gateway, e.g. { "coordInfo": "v1/tp/coord" }. */
-  paths: z.partialRecord(z.enum(OPERATIONS), z.string().min(1)).optional(),
-  headers: headersSchema.optional(),
-  /** Snapshot jobs only: how long their time series are kept. */
-  snapshots: snapshotsSchema.optional(),
-  /** Retention of superseded versions (efa.<relation>_history, sql/014): those that ended more than keepDays ago are pruned at the end of a run; left out, every version is kept. */
-  history: z.strictObject({ keepDays: z.number().int().min(1, 'history.keepDays must be >= 1 (leave history out to keep every version)').max(36_500) }).optional(),
+  dialect: z.enum(DIALECT_NAMES).default('json').describe('The answers\' dialect: json (the API description), legacy (outputFormat=JSON), rapidjson, or auto (--dialect overrides it).'),
+  paths: z
+    .partialRecord(z.enum(OPERATIONS), z.string().min(1))
+    .optional()
+    .describe('Paths of the operations behind a gateway, e.g. { "coordInfo": "v1/tp/coord" }. Left out: the EFA names (XML_COORD_REQUEST, …).'),
+  headers: headersSchema.optional().describe('Headers of every request; a credential is { "env": "VARIABLE" }, read from the environment and never logged.'),
+  snapshots: snapshotsSchema.optional().describe('Snapshot jobs only: how long their time series are kept.'),
+  history: z
+    .strictObject({
+      keepDays: z
+        .number().int().min(1, 'history.keepDays must be >= 1 (leave history out to keep every version)').max(36_500)
+        .describe('Versions that stopped being current more than this many days ago are pruned at the end of each run.'),
+    })
+    .optional()
+    .describe('Retention of superseded versions (efa.<relation>_history). Left out: every version is kept.'),
 });
 
 /** What a job file may say (defaults not yet applied). */

@@ -17,7 +17,7 @@ import type { SessionScheduler } from './session.js';
  * - `maxConnections` sockets at most, counting those still logging in; one more is told
  *   "too many connections" (FATAL 53300) rather than dropped silently.
  *
- * pg-gateway 0.2.4 was measured for this and not used (README, serve): no SCRAM, a 1 GB message
+ * pg-gateway 0.2.4 was measured for this and not used (docs/analysts/serve.md): no SCRAM, a 1 GB message
  * buffered before authentication, unknown message types left unanswered, no cancel requests.
  */
 

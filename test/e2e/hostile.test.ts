@@ -115,7 +115,7 @@ async function expectNothingLost(r: Row, night: Night, memoryBoundMiB: number): 
 
 /**
  * The one tile of the night could not be trusted: nothing was committed as complete, so the run is
- * failed (exit 1, README's exit table), deletes nothing, and names the tile.
+ * failed (exit 1, the exit-code table), deletes nothing, and names the tile.
  */
 function expectEveryUnitFailed(s: RunSummary): void {
   expect(s.status).toBe('failed');

@@ -20,7 +20,7 @@ const named = (name: string): TypedWorld => {
 const count = (w: TypedWorld): Record<string, number> =>
   Object.fromEntries(typesOf(w).map((t) => [t, w.points.filter((p) => p.type === t).length]));
 
-/** The orders under which today's splitter meets the issue's bound on each world (README, worlds). */
+/** The orders under which today's splitter meets the issue's bound on each world (docs/benchmarks.md, worlds). */
 const MET: Record<string, readonly Order[]> = {
   'herrenberg-centre': ['distance', 'random'],
   herrenberg: ['id', 'random'],
@@ -55,7 +55,7 @@ describe.skipIf(dir === undefined)('tiling on shared worlds (needs ../shared/wor
       // Random order: a child's answer recaptures some of its parent's hits, which sizes it, and before
       // the first uncapped answer a sample-like capped tile is taken to hold 2 x max (1.6-2.1x here, from
       // 2.3-2.6x). Insertion, distance on herrenberg, stuttgart and vvs, and id on herrenberg-centre and stuttgart stay
-      // above, counting the step's confirming requests (README, worlds).
+      // above, counting the step's confirming requests (docs/benchmarks.md, worlds).
       const w = named(name);
       for (const order of MET[name]!) {
         const t = await todayNights(w, order);

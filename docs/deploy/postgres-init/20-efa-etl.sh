@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs once, when the postgis/postgis container initialises an empty data directory (after the
-# image's own 10_postgis.sh). It does what the README's "Privileges" section asks of a superuser:
+# image's own 10_postgis.sh). It does what docs/operations/database.md, "Privileges", asks of a superuser:
 # a login role for the ETL that owns database efa, with PostGIS installed there. efa-sync then
 # connects as efa_etl, never as the superuser, and owns everything it creates in schema efa.
 set -eu

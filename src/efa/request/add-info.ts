@@ -20,48 +20,60 @@ export type InfoType = (typeof INFO_TYPES)[number];
 
 const lineNumberSchema = z.int().min(1).max(999);
 const textList = z.array(z.string().trim().min(1)).min(1).optional();
+// The parts of an EFA line id (network:line:supplement:direction:project), as the filters take them.
+const networkText = 'The network, the first part of the EFA line id.';
+const lineText = 'The line, the second part of the EFA line id.';
+const supplementText = 'The supplement, the third part of the EFA line id.';
+const directionText = 'The direction, the fourth part of the EFA line id.';
 
 /** Options named after the AddInfo filters. Every array of a repeatable filter is sent once per value. */
 export const addInfoSchema = z
   .strictObject({
-    filterDateValid: z.array(calendarDateSchema).min(1).optional(),
+    filterDateValid: z.array(calendarDateSchema).min(1).optional().describe('Notices valid on these days (YYYY-MM-DD, sent as DD-MM-YYYY).'),
     /** Sends the day in component mode (`filterDateValidComponentsActive=1` + day, month, year). */
-    filterDateValidComponents: calendarDateSchema.optional(),
-    filterPublicationStatus: z.enum(['current', 'history']).optional(),
-    filterValidIntervalStart: calendarDateSchema.optional(),
-    filterValidIntervalEnd: calendarDateSchema.optional(),
-    filterOMC: z.array(listItemSchema).min(1).optional(),
-    filterOMC_PlaceID: z.array(z.strictObject({ omc: listItemSchema, placeId: listItemSchema })).min(1).optional(),
-    filterLineNumberIntervalStart: lineNumberSchema.optional(),
-    filterLineNumberIntervalEnd: lineNumberSchema.optional(),
-    filterMOTType: z.array(motIdSchema).min(1).optional(),
+    filterDateValidComponents: calendarDateSchema.optional().describe('Notices valid on this day, sent in component mode (day, month, year apart).'),
+    filterPublicationStatus: z.enum(['current', 'history']).optional().describe('current: active notices; history: historical ones.'),
+    filterValidIntervalStart: calendarDateSchema.optional().describe('Notices valid from this day on, inclusive (YYYY-MM-DD).'),
+    filterValidIntervalEnd: calendarDateSchema.optional().describe('Notices valid up to this day, inclusive (YYYY-MM-DD).'),
+    filterOMC: z.array(listItemSchema).min(1).optional().describe('Notices of these municipalities (OMC keys).'),
+    filterOMC_PlaceID: z
+      .array(z.strictObject({ omc: listItemSchema.describe('The municipality key (OMC).'), placeId: listItemSchema.describe('The place id within it.') }))
+      .min(1)
+      .optional()
+      .describe('Notices of these places.'),
+    filterLineNumberIntervalStart: lineNumberSchema.optional().describe('Line numbers from this one on (1-999).'),
+    filterLineNumberIntervalEnd: lineNumberSchema.optional().describe('Line numbers up to this one (1-999).'),
+    filterMOTType: z.array(motIdSchema).min(1).optional().describe('Notices of these means of transport (EFA MOT ids).'),
     filterPNLineDir: z
-      .array(z.strictObject({ network: idPartSchema, line: idPartSchema, direction: colonPartSchema }))
+      .array(z.strictObject({ network: idPartSchema.describe(networkText), line: idPartSchema.describe(lineText), direction: colonPartSchema.describe(directionText) }))
       .min(1)
-      .optional(),
+      .optional()
+      .describe('Notices of these lines in one direction.'),
     filterPNLineSub: z
-      .array(z.strictObject({ network: idPartSchema, line: idPartSchema, supplement: colonPartSchema }))
+      .array(z.strictObject({ network: idPartSchema.describe(networkText), line: idPartSchema.describe(lineText), supplement: colonPartSchema.describe(supplementText) }))
       .min(1)
-      .optional(),
-    itdLPxx_selLine: textList,
-    itdLPxx_selOperator: textList,
-    itdLPxx_selStop: textList,
+      .optional()
+      .describe('Notices of these lines with a supplement.'),
+    itdLPxx_selLine: textList.describe('Notices of these lines (DIVA line numbers).'),
+    itdLPxx_selOperator: textList.describe('Notices of these operators (operator codes).'),
+    itdLPxx_selStop: textList.describe('Notices of these stops (stop ids).'),
     line: z
       .strictObject({
-        network: idPartSchema,
-        line: idPartSchema,
-        supplement: colonPartSchema,
-        direction: colonPartSchema,
-        project: colonPartSchema,
+        network: idPartSchema.describe(networkText),
+        line: idPartSchema.describe(lineText),
+        supplement: colonPartSchema.describe(supplementText),
+        direction: colonPartSchema.describe(directionText),
+        project: colonPartSchema.describe('The timetable project.'),
       })
-      .optional(),
+      .optional()
+      .describe('One line, by the five parts of its EFA id.'),
     /** With `line`: notices for the stops that line passes. */
-    passedStops: switchSchema,
-    filterInfoID: textList,
-    filterInfoType: z.array(z.enum(INFO_TYPES)).min(1).optional(),
-    filterProviderCode: textList,
-    filterSourceSystemName: textList,
-    hideBannerInfo: switchSchema,
+    passedStops: switchSchema.describe('With line: the notices of the stops that line passes.'),
+    filterInfoID: textList.describe('These notices, by id.'),
+    filterInfoType: z.array(z.enum(INFO_TYPES)).min(1).optional().describe('Notices of these types (stopInfo, lineBlocking, …).'),
+    filterProviderCode: textList.describe('Notices by these authors (provider codes).'),
+    filterSourceSystemName: textList.describe('Notices from these source systems.'),
+    hideBannerInfo: switchSchema.describe('Leave banner notices out (hideBannerInfo=1).'),
   })
   .superRefine((o, ctx) => {
     if (o.passedStops === true && o.line === undefined) {
