@@ -85,7 +85,7 @@ function planTable(
 const historyOwnColumns = ['hist_id', 'valid', 'ended_by', 'replaced_by'];
 
 /** The DDL that makes the database hold every declared table, history table, column and index. */
-export function planRelationTables(tables: readonly TableDefinition[], catalog: Catalog): { statements: string[]; differences: string[] } {
+function planRelationTables(tables: readonly TableDefinition[], catalog: Catalog): { statements: string[]; differences: string[] } {
   const statements: string[] = [];
   const differences: string[] = [];
   for (const t of tables) {
@@ -114,6 +114,13 @@ export function planRelationTables(tables: readonly TableDefinition[], catalog: 
   return { statements, differences };
 }
 
+/** What sync would do to the database (statements) and what it refuses to (differences): one catalog query. */
+export async function relationTablesPlan(db: Db): Promise<{ statements: string[]; differences: string[] }> {
+  const tables = relationTables();
+  const names = tables.flatMap((t) => [t.name, ...(hasHistory(t) ? [`${t.name}_history`] : [])]);
+  return planRelationTables(tables, await readCatalog(db, names));
+}
+
 /**
  * Brings the database's relation tables to their declarations, in write order: creates a missing
  * table with its indexes, a missing history table with its indexes, a missing index, and adds a
@@ -122,9 +129,7 @@ export function planRelationTables(tables: readonly TableDefinition[], catalog: 
  * no lock is taken and no DDL runs.
  */
 export async function syncRelationTables(db: Db): Promise<void> {
-  const tables = relationTables();
-  const names = tables.flatMap((t) => [t.name, ...(hasHistory(t) ? [`${t.name}_history`] : [])]);
-  const plan = planRelationTables(tables, await readCatalog(db, names));
+  const plan = await relationTablesPlan(db);
   if (plan.differences.length > 0) throw new TableDeclarationError(plan.differences);
   if (plan.statements.length === 0) return;
   // Under the migrations' lock (sql/020); every statement says IF NOT EXISTS, so a concurrent sync
