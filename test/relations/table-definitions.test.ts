@@ -113,7 +113,7 @@ describe('relation declarations: what the migrations made', () => {
         expect(found?.def, i.name).toContain(`(${i.on.join(', ')})`);
       }
       const cons = await sql<{ name: string }>`
-        SELECT conname::text AS name FROM pg_constraint WHERE conrelid = ${`efa.${table.name}`}::regclass ORDER BY 1`.execute(t.db.kysely);
+        SELECT conname::text AS name FROM pg_constraint WHERE conrelid = ${`efa.${table.name}`}::regclass AND contype IN ('p', 'u', 'f', 'c') ORDER BY 1`.execute(t.db.kysely);
       expect(cons.rows.map((c) => c.name), table.name).toEqual([`${table.name}_pkey`, ...table.constraints.map((c) => c.name)].sort());
     }
   });
@@ -135,7 +135,8 @@ describe('relation declarations: what the migrations made', () => {
   it('the generated history SQL is, statement for statement, the released sql/014', async () => {
     const text = await readFile(released, 'utf8');
     expect(createHash('sha256').update(text).digest('hex')).toBe(LEGACY_CHECKSUMS[14]?.[0]);
-    const old = new Set(statements(text));
+    // 014 spelled a geometry type with a space after the comma (geometry(Point, 4326)); the declarations as the catalog does.
+    const old = new Set(statements(text.replaceAll(', 4326)', ',4326)')));
     const generated = relationDefinitions().filter((d) => !d.name.endsWith(' comments') || d.name.endsWith('_history comments'));
     let compared = 0;
     for (const d of generated) {
@@ -163,9 +164,9 @@ describe('relation declarations: what the migrations made', () => {
     const sl = historyTables().find((x) => x.name === 'stop_lines')!;
     expect((await indexesOf(t.db, 'stop_lines_history')).map((i) => i.name)).toEqual(historyIndexes(sl).map((i) => i.name).sort());
 
-    await t.db.exec('ALTER TABLE efa.lines ALTER COLUMN mot TYPE bigint');
-    await expect(syncRelationTables(t.db)).rejects.toThrow(/efa\.lines\.mot is bigint but declared integer.*write a numbered migration/);
-    await t.db.exec('ALTER TABLE efa.lines ALTER COLUMN mot TYPE integer');
+    await t.db.exec('ALTER TABLE efa.lines_history ALTER COLUMN mot TYPE bigint');
+    await expect(syncRelationTables(t.db)).rejects.toThrow(/efa\.lines_history\.mot is bigint but declared integer.*write a numbered migration/);
+    await t.db.exec('ALTER TABLE efa.lines_history ALTER COLUMN mot TYPE integer');
   });
 });
 
