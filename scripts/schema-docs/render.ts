@@ -1,3 +1,5 @@
+import { HISTORY_RELATIONS } from '../../src/history/relations.js';
+import { RELATIONS } from '../../src/relations/index.js';
 import type { Catalog, Constraint, Relation } from './catalog.js';
 import { exampleQueries } from './examples.js';
 
@@ -21,11 +23,11 @@ export const logicalLinks: readonly LogicalLink[] = [
   { from: 'stops', to: 'stop_summary', shape: '||..o|', label: 'pin_key' },
   { from: 'changes', to: 'changes_per_run', shape: '}o..||', label: 'run_id, relation' },
   { from: 'run_tiles', to: 'tile_coverage', shape: '||..o|', label: 'run_tile_id' },
-  ...(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const).map((r) => ({
+  ...HISTORY_RELATIONS.map((r) => ({
     from: r, to: `${r}_history`, shape: '||..o{', label: 'fid: superseded versions',
   })),
   // No foreign key since sql/017 (a per-row check on every load); efa.runs is append-only instead.
-  ...(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const).map((r) => ({
+  ...RELATIONS.map((r) => ({
     from: 'runs', to: r, shape: '||..o{', label: 'changed_run, first_run',
   })),
 ];

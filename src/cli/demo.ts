@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { loadJob } from '../job/index.js';
+import { ordered } from '../relations/index.js';
 import { packageRoot } from '../util/package-root.js';
 import { runJob } from '../run/index.js';
 import { formatTable } from '../util/table.js';
@@ -32,7 +33,8 @@ export function demoReportPath(displayUrl: string): string {
   return join('.efa-sync', 'report.html');
 }
 
-const relations = ['pins', 'stops', 'pois', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas', 'rejects'] as const;
+// Every nightly relation (src/relations/), pins followed by its two views, then what was rejected.
+const relations = [...ordered('after').flatMap((r) => (r === 'pins' ? ['pins', 'stops', 'pois'] : [r])), 'rejects'];
 
 /** `npm start`: the simulator, the demo job and the embedded database, then what an analyst needs to go on. */
 export function registerDemo(program: Command): void {

@@ -1,7 +1,9 @@
 /**
  * sha256 of released migration files as they were before their view and function DDL moved to sql/views and
- * sql/functions (issue 31): a warehouse that applied them records these, and the schema they made is the
- * one the stripped files and the definitions make together. Version -> earlier accepted checksums.
+ * sql/functions (issue 31), and of 014 before its history functions, triggers and comments became
+ * definitions generated from the relations' declarations (src/relations/): a warehouse that applied them
+ * records these, and the schema they made is the one the stripped files and the definitions make together.
+ * Version -> earlier accepted checksums.
  */
 export const LEGACY_CHECKSUMS: Readonly<Record<number, readonly string[]>> = {
   1: ['8e525938879229e4267b484fa406a25a5cc4938f2b4d170a9162ed3648a93b88'], // 001_schema.sql
@@ -15,6 +17,7 @@ export const LEGACY_CHECKSUMS: Readonly<Record<number, readonly string[]>> = {
   10: ['b59c82af95bf4102480cf284512687888053bbde586e7f3007090fc55ae251e4'], // 010_linear_ledger.sql
   11: ['46e4b6c4e8163659e6f9098949814941ace12e88b4d171df102fab5f67be82b8'], // 011_parking_sources.sql
   13: ['7d4d45e5de23bbecdec2270ed61f1a7b477b2a9075af109b125fe8baa5273899'], // 013_stop_summary_lonlat.sql
+  14: ['801380c0808fe34cde704006c0d92a64f5dec00cbb3de6175f99d96155e51d80'], // 014_history.sql
   16: ['c813b4cf57bd2a2e7f225df94f1fb5d23d4f0c81b9a645f480c7039928a97e81'], // 016_tile_vocabulary.sql
   17: ['22a06de6429160e68dbbf8308a4a3124dd39a912377b243d3e9476d45c78c4a2'], // 017_bulk_load.sql
   18: ['d6ed37066fe007ed3fb99a83da4a46d849dc3fe195b24e8a89395441786d1b9a'], // 018_tile_types.sql

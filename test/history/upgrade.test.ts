@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/db/index.js';
 import { sqlDir } from '../../src/db/migrate.js';
+import { HISTORY_RELATIONS } from '../../src/history/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runJob, type RunSummary } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
@@ -42,7 +43,7 @@ describe('history: upgrade in place from schema 13', () => {
     await migrate(t.db, old);
     await rm(old, { recursive: true, force: true });
     // A run migrates before it sweeps: 14 is recorded as applied (without its script) so the two
-    // nights write a schema-13 warehouse with no trigger, then the record goes and 14 really runs.
+    // nights write a schema-13 warehouse, then the record goes and 14 really runs.
     // So is 26, which indexes the history tables 14 creates: it runs again after 14 does.
     for (const m of (await readMigrations()).filter((m) => m.version === 14 || m.version === 26)) {
       await sql`INSERT INTO efa.schema_migrations (version, name, checksum) VALUES (${m.version}, ${m.name}, ${m.checksum})`.execute(t.db.kysely);
@@ -61,6 +62,14 @@ describe('history: upgrade in place from schema 13', () => {
     w.endNotice(endedId);
     night2 = await night();
     live2 = await liveRows(t.db);
+    // What 14 made is generated from the relations' declarations now (history tables synced, their
+    // triggers and functions applied after the migrations), so the nights' migrate made it too: a
+    // schema-13 warehouse has none of it, and the triggers' rows go with the tables.
+    for (const r of HISTORY_RELATIONS) {
+      await t.db.exec(`DROP TABLE efa.${r}_history; DROP FUNCTION efa.${r}_keep_history() CASCADE;
+        DROP FUNCTION efa.${r}_as_of(timestamptz); DROP FUNCTION efa.${r}_versions(text, text);`);
+    }
+    await t.db.exec('DROP FUNCTION efa.history_relations();');
     await sql`DELETE FROM efa.schema_migrations WHERE version IN (14, 26)`.execute(t.db.kysely);
   }, 300_000);
   afterAll(async () => {
