@@ -28,6 +28,12 @@
 --
 -- Read with efa.<relation>_as_of(at), efa.<relation>_versions(key [, source]) and
 -- efa.diff(relation, from, to); efa.prune_history(before) drops versions that ended before a time.
+--
+-- The trigger functions and triggers, the _as_of and _versions functions, efa.history_relations()
+-- and the comments of the history tables are generated from each relation's declaration
+-- (src/relations/history-sql.ts) and applied after the numbered migrations; this file keeps what
+-- they cannot re-create: the tables and the upgrade-in-place data step. It was released with them
+-- too: that text's sha256 stays accepted (src/db/legacy-checksums.ts).
 
 -- ---------------------------------------------------------------------------------------------
 -- pins
@@ -54,57 +60,12 @@ CREATE INDEX pins_history_valid_gix ON efa.pins_history USING gist (valid);
 CREATE INDEX pins_history_key_idx ON efa.pins_history (pin_key, source);
 CREATE INDEX pins_history_geom_gix ON efa.pins_history USING gist (geom);
 
-CREATE FUNCTION efa.pins_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO efa.pins_history (fid, source, pin_key, type, id, name, mot_types, geom, global_id, attrs, content_hash, first_run, changed_run, valid, ended_by, replaced_by)
-  SELECT o.fid, o.source, o.pin_key, o.type, o.id, o.name, o.mot_types, o.geom, o.global_id, o.attrs, o.content_hash, o.first_run, o.changed_run,
-         tstzrange(f.started_at, greatest(f.started_at, coalesce(n.deleted_at, t.started_at)), '[)'),
-         CASE WHEN n.deleted_at IS NOT NULL THEN 'gone' ELSE 'update' END,
-         CASE WHEN n.deleted_at IS NULL THEN n.changed_run END
-  FROM efa_old o
-  JOIN efa_new n ON n.fid = o.fid
-  JOIN efa.runs f ON f.run_id = o.changed_run
-  JOIN efa.runs t ON t.run_id = n.changed_run
-  WHERE o.deleted_at IS NULL AND (n.deleted_at IS NOT NULL OR n.changed_run <> o.changed_run);
-  RETURN NULL;
-END $$;
-CREATE TRIGGER pins_history AFTER UPDATE ON efa.pins
-  REFERENCING OLD TABLE AS efa_old NEW TABLE AS efa_new
-  FOR EACH STATEMENT EXECUTE FUNCTION efa.pins_keep_history();
-
 -- Upgrade in place: rows already gone keep their last version.
 INSERT INTO efa.pins_history (fid, source, pin_key, type, id, name, mot_types, geom, global_id, attrs, content_hash, first_run, changed_run, valid, ended_by)
 SELECT x.fid, x.source, x.pin_key, x.type, x.id, x.name, x.mot_types, x.geom, x.global_id, x.attrs, x.content_hash, x.first_run, x.changed_run,
        tstzrange(f.started_at, greatest(f.started_at, x.deleted_at), '[)'), 'gone'
 FROM efa.pins x JOIN efa.runs f ON f.run_id = x.changed_run
 WHERE x.deleted_at IS NOT NULL;
-
-CREATE FUNCTION efa.pins_as_of(at timestamptz)
-RETURNS TABLE (fid bigint, source text, pin_key text, type text, id text, name text, mot_types integer[], geom geometry(Point, 4326), global_id text, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT x.fid, x.source, x.pin_key, x.type, x.id, x.name, x.mot_types, x.geom, x.global_id, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz
-  FROM efa.pins x JOIN efa.runs f ON f.run_id = x.changed_run
-  WHERE x.deleted_at IS NULL AND f.started_at <= $1
-  UNION ALL
-  SELECT h.fid, h.source, h.pin_key, h.type, h.id, h.name, h.mot_types, h.geom, h.global_id, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid), upper(h.valid)
-  FROM efa.pins_history h
-  WHERE h.valid @> $1
-$$;
-
-CREATE FUNCTION efa.pins_versions(key text, in_source text DEFAULT NULL)
-RETURNS TABLE (fid bigint, source text, pin_key text, type text, id text, name text, mot_types integer[], geom geometry(Point, 4326), global_id text, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz, ended_by text)
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT h.fid, h.source, h.pin_key, h.type, h.id, h.name, h.mot_types, h.geom, h.global_id, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid) AS version_from, upper(h.valid) AS version_to, h.ended_by
-    FROM efa.pins_history h
-    WHERE h.pin_key = $1 AND ($2 IS NULL OR h.source = $2)
-    UNION ALL
-    SELECT x.fid, x.source, x.pin_key, x.type, x.id, x.name, x.mot_types, x.geom, x.global_id, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz, NULL::text
-    FROM efa.pins x JOIN efa.runs f ON f.run_id = x.changed_run
-    WHERE x.pin_key = $1 AND ($2 IS NULL OR x.source = $2) AND x.deleted_at IS NULL
-  ) v
-  ORDER BY v.source, v.version_from, v.version_to NULLS LAST
-$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- lines
@@ -129,57 +90,12 @@ CREATE TABLE efa.lines_history (
 CREATE INDEX lines_history_valid_gix ON efa.lines_history USING gist (valid);
 CREATE INDEX lines_history_key_idx ON efa.lines_history (line_key, source);
 
-CREATE FUNCTION efa.lines_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO efa.lines_history (fid, source, line_key, line_id, name, number, mot, direction, attrs, content_hash, first_run, changed_run, valid, ended_by, replaced_by)
-  SELECT o.fid, o.source, o.line_key, o.line_id, o.name, o.number, o.mot, o.direction, o.attrs, o.content_hash, o.first_run, o.changed_run,
-         tstzrange(f.started_at, greatest(f.started_at, coalesce(n.deleted_at, t.started_at)), '[)'),
-         CASE WHEN n.deleted_at IS NOT NULL THEN 'gone' ELSE 'update' END,
-         CASE WHEN n.deleted_at IS NULL THEN n.changed_run END
-  FROM efa_old o
-  JOIN efa_new n ON n.fid = o.fid
-  JOIN efa.runs f ON f.run_id = o.changed_run
-  JOIN efa.runs t ON t.run_id = n.changed_run
-  WHERE o.deleted_at IS NULL AND (n.deleted_at IS NOT NULL OR n.changed_run <> o.changed_run);
-  RETURN NULL;
-END $$;
-CREATE TRIGGER lines_history AFTER UPDATE ON efa.lines
-  REFERENCING OLD TABLE AS efa_old NEW TABLE AS efa_new
-  FOR EACH STATEMENT EXECUTE FUNCTION efa.lines_keep_history();
-
 -- Upgrade in place: rows already gone keep their last version.
 INSERT INTO efa.lines_history (fid, source, line_key, line_id, name, number, mot, direction, attrs, content_hash, first_run, changed_run, valid, ended_by)
 SELECT x.fid, x.source, x.line_key, x.line_id, x.name, x.number, x.mot, x.direction, x.attrs, x.content_hash, x.first_run, x.changed_run,
        tstzrange(f.started_at, greatest(f.started_at, x.deleted_at), '[)'), 'gone'
 FROM efa.lines x JOIN efa.runs f ON f.run_id = x.changed_run
 WHERE x.deleted_at IS NOT NULL;
-
-CREATE FUNCTION efa.lines_as_of(at timestamptz)
-RETURNS TABLE (fid bigint, source text, line_key text, line_id text, name text, number text, mot integer, direction text, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT x.fid, x.source, x.line_key, x.line_id, x.name, x.number, x.mot, x.direction, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz
-  FROM efa.lines x JOIN efa.runs f ON f.run_id = x.changed_run
-  WHERE x.deleted_at IS NULL AND f.started_at <= $1
-  UNION ALL
-  SELECT h.fid, h.source, h.line_key, h.line_id, h.name, h.number, h.mot, h.direction, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid), upper(h.valid)
-  FROM efa.lines_history h
-  WHERE h.valid @> $1
-$$;
-
-CREATE FUNCTION efa.lines_versions(key text, in_source text DEFAULT NULL)
-RETURNS TABLE (fid bigint, source text, line_key text, line_id text, name text, number text, mot integer, direction text, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz, ended_by text)
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT h.fid, h.source, h.line_key, h.line_id, h.name, h.number, h.mot, h.direction, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid) AS version_from, upper(h.valid) AS version_to, h.ended_by
-    FROM efa.lines_history h
-    WHERE h.line_key = $1 AND ($2 IS NULL OR h.source = $2)
-    UNION ALL
-    SELECT x.fid, x.source, x.line_key, x.line_id, x.name, x.number, x.mot, x.direction, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz, NULL::text
-    FROM efa.lines x JOIN efa.runs f ON f.run_id = x.changed_run
-    WHERE x.line_key = $1 AND ($2 IS NULL OR x.source = $2) AND x.deleted_at IS NULL
-  ) v
-  ORDER BY v.source, v.version_from, v.version_to NULLS LAST
-$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- stop_lines
@@ -200,57 +116,12 @@ CREATE TABLE efa.stop_lines_history (
 CREATE INDEX stop_lines_history_valid_gix ON efa.stop_lines_history USING gist (valid);
 CREATE INDEX stop_lines_history_key_idx ON efa.stop_lines_history (pair_key, source);
 
-CREATE FUNCTION efa.stop_lines_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO efa.stop_lines_history (fid, source, pair_key, stop_id, line_key, content_hash, first_run, changed_run, valid, ended_by, replaced_by)
-  SELECT o.fid, o.source, o.pair_key, o.stop_id, o.line_key, o.content_hash, o.first_run, o.changed_run,
-         tstzrange(f.started_at, greatest(f.started_at, coalesce(n.deleted_at, t.started_at)), '[)'),
-         CASE WHEN n.deleted_at IS NOT NULL THEN 'gone' ELSE 'update' END,
-         CASE WHEN n.deleted_at IS NULL THEN n.changed_run END
-  FROM efa_old o
-  JOIN efa_new n ON n.fid = o.fid
-  JOIN efa.runs f ON f.run_id = o.changed_run
-  JOIN efa.runs t ON t.run_id = n.changed_run
-  WHERE o.deleted_at IS NULL AND (n.deleted_at IS NOT NULL OR n.changed_run <> o.changed_run);
-  RETURN NULL;
-END $$;
-CREATE TRIGGER stop_lines_history AFTER UPDATE ON efa.stop_lines
-  REFERENCING OLD TABLE AS efa_old NEW TABLE AS efa_new
-  FOR EACH STATEMENT EXECUTE FUNCTION efa.stop_lines_keep_history();
-
 -- Upgrade in place: rows already gone keep their last version.
 INSERT INTO efa.stop_lines_history (fid, source, pair_key, stop_id, line_key, content_hash, first_run, changed_run, valid, ended_by)
 SELECT x.fid, x.source, x.pair_key, x.stop_id, x.line_key, x.content_hash, x.first_run, x.changed_run,
        tstzrange(f.started_at, greatest(f.started_at, x.deleted_at), '[)'), 'gone'
 FROM efa.stop_lines x JOIN efa.runs f ON f.run_id = x.changed_run
 WHERE x.deleted_at IS NOT NULL;
-
-CREATE FUNCTION efa.stop_lines_as_of(at timestamptz)
-RETURNS TABLE (fid bigint, source text, pair_key text, stop_id text, line_key text, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT x.fid, x.source, x.pair_key, x.stop_id, x.line_key, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz
-  FROM efa.stop_lines x JOIN efa.runs f ON f.run_id = x.changed_run
-  WHERE x.deleted_at IS NULL AND f.started_at <= $1
-  UNION ALL
-  SELECT h.fid, h.source, h.pair_key, h.stop_id, h.line_key, h.content_hash, h.first_run, h.changed_run, lower(h.valid), upper(h.valid)
-  FROM efa.stop_lines_history h
-  WHERE h.valid @> $1
-$$;
-
-CREATE FUNCTION efa.stop_lines_versions(key text, in_source text DEFAULT NULL)
-RETURNS TABLE (fid bigint, source text, pair_key text, stop_id text, line_key text, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz, ended_by text)
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT h.fid, h.source, h.pair_key, h.stop_id, h.line_key, h.content_hash, h.first_run, h.changed_run, lower(h.valid) AS version_from, upper(h.valid) AS version_to, h.ended_by
-    FROM efa.stop_lines_history h
-    WHERE h.pair_key = $1 AND ($2 IS NULL OR h.source = $2)
-    UNION ALL
-    SELECT x.fid, x.source, x.pair_key, x.stop_id, x.line_key, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz, NULL::text
-    FROM efa.stop_lines x JOIN efa.runs f ON f.run_id = x.changed_run
-    WHERE x.pair_key = $1 AND ($2 IS NULL OR x.source = $2) AND x.deleted_at IS NULL
-  ) v
-  ORDER BY v.source, v.version_from, v.version_to NULLS LAST
-$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- notices
@@ -277,57 +148,12 @@ CREATE TABLE efa.notices_history (
 CREATE INDEX notices_history_valid_gix ON efa.notices_history USING gist (valid);
 CREATE INDEX notices_history_key_idx ON efa.notices_history (notice_id, source);
 
-CREATE FUNCTION efa.notices_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO efa.notices_history (fid, source, notice_id, type, title, text, valid_from, valid_to, severity, lines, attrs, content_hash, first_run, changed_run, valid, ended_by, replaced_by)
-  SELECT o.fid, o.source, o.notice_id, o.type, o.title, o.text, o.valid_from, o.valid_to, o.severity, o.lines, o.attrs, o.content_hash, o.first_run, o.changed_run,
-         tstzrange(f.started_at, greatest(f.started_at, coalesce(n.ended_at, t.started_at)), '[)'),
-         CASE WHEN n.ended_at IS NOT NULL THEN 'gone' ELSE 'update' END,
-         CASE WHEN n.ended_at IS NULL THEN n.changed_run END
-  FROM efa_old o
-  JOIN efa_new n ON n.fid = o.fid
-  JOIN efa.runs f ON f.run_id = o.changed_run
-  JOIN efa.runs t ON t.run_id = n.changed_run
-  WHERE o.ended_at IS NULL AND (n.ended_at IS NOT NULL OR n.changed_run <> o.changed_run);
-  RETURN NULL;
-END $$;
-CREATE TRIGGER notices_history AFTER UPDATE ON efa.notices
-  REFERENCING OLD TABLE AS efa_old NEW TABLE AS efa_new
-  FOR EACH STATEMENT EXECUTE FUNCTION efa.notices_keep_history();
-
 -- Upgrade in place: rows already gone keep their last version.
 INSERT INTO efa.notices_history (fid, source, notice_id, type, title, text, valid_from, valid_to, severity, lines, attrs, content_hash, first_run, changed_run, valid, ended_by)
 SELECT x.fid, x.source, x.notice_id, x.type, x.title, x.text, x.valid_from, x.valid_to, x.severity, x.lines, x.attrs, x.content_hash, x.first_run, x.changed_run,
        tstzrange(f.started_at, greatest(f.started_at, x.ended_at), '[)'), 'gone'
 FROM efa.notices x JOIN efa.runs f ON f.run_id = x.changed_run
 WHERE x.ended_at IS NOT NULL;
-
-CREATE FUNCTION efa.notices_as_of(at timestamptz)
-RETURNS TABLE (fid bigint, source text, notice_id text, type text, title text, text text, valid_from date, valid_to date, severity text, lines text[], attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT x.fid, x.source, x.notice_id, x.type, x.title, x.text, x.valid_from, x.valid_to, x.severity, x.lines, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz
-  FROM efa.notices x JOIN efa.runs f ON f.run_id = x.changed_run
-  WHERE x.ended_at IS NULL AND f.started_at <= $1
-  UNION ALL
-  SELECT h.fid, h.source, h.notice_id, h.type, h.title, h.text, h.valid_from, h.valid_to, h.severity, h.lines, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid), upper(h.valid)
-  FROM efa.notices_history h
-  WHERE h.valid @> $1
-$$;
-
-CREATE FUNCTION efa.notices_versions(key text, in_source text DEFAULT NULL)
-RETURNS TABLE (fid bigint, source text, notice_id text, type text, title text, text text, valid_from date, valid_to date, severity text, lines text[], attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz, ended_by text)
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT h.fid, h.source, h.notice_id, h.type, h.title, h.text, h.valid_from, h.valid_to, h.severity, h.lines, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid) AS version_from, upper(h.valid) AS version_to, h.ended_by
-    FROM efa.notices_history h
-    WHERE h.notice_id = $1 AND ($2 IS NULL OR h.source = $2)
-    UNION ALL
-    SELECT x.fid, x.source, x.notice_id, x.type, x.title, x.text, x.valid_from, x.valid_to, x.severity, x.lines, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz, NULL::text
-    FROM efa.notices x JOIN efa.runs f ON f.run_id = x.changed_run
-    WHERE x.notice_id = $1 AND ($2 IS NULL OR x.source = $2) AND x.ended_at IS NULL
-  ) v
-  ORDER BY v.source, v.version_from, v.version_to NULLS LAST
-$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- sharing_providers
@@ -349,57 +175,12 @@ CREATE TABLE efa.sharing_providers_history (
 CREATE INDEX sharing_providers_history_valid_gix ON efa.sharing_providers_history USING gist (valid);
 CREATE INDEX sharing_providers_history_key_idx ON efa.sharing_providers_history (provider_id, source);
 
-CREATE FUNCTION efa.sharing_providers_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO efa.sharing_providers_history (fid, source, provider_id, name, vehicle_type, attrs, content_hash, first_run, changed_run, valid, ended_by, replaced_by)
-  SELECT o.fid, o.source, o.provider_id, o.name, o.vehicle_type, o.attrs, o.content_hash, o.first_run, o.changed_run,
-         tstzrange(f.started_at, greatest(f.started_at, coalesce(n.deleted_at, t.started_at)), '[)'),
-         CASE WHEN n.deleted_at IS NOT NULL THEN 'gone' ELSE 'update' END,
-         CASE WHEN n.deleted_at IS NULL THEN n.changed_run END
-  FROM efa_old o
-  JOIN efa_new n ON n.fid = o.fid
-  JOIN efa.runs f ON f.run_id = o.changed_run
-  JOIN efa.runs t ON t.run_id = n.changed_run
-  WHERE o.deleted_at IS NULL AND (n.deleted_at IS NOT NULL OR n.changed_run <> o.changed_run);
-  RETURN NULL;
-END $$;
-CREATE TRIGGER sharing_providers_history AFTER UPDATE ON efa.sharing_providers
-  REFERENCING OLD TABLE AS efa_old NEW TABLE AS efa_new
-  FOR EACH STATEMENT EXECUTE FUNCTION efa.sharing_providers_keep_history();
-
 -- Upgrade in place: rows already gone keep their last version.
 INSERT INTO efa.sharing_providers_history (fid, source, provider_id, name, vehicle_type, attrs, content_hash, first_run, changed_run, valid, ended_by)
 SELECT x.fid, x.source, x.provider_id, x.name, x.vehicle_type, x.attrs, x.content_hash, x.first_run, x.changed_run,
        tstzrange(f.started_at, greatest(f.started_at, x.deleted_at), '[)'), 'gone'
 FROM efa.sharing_providers x JOIN efa.runs f ON f.run_id = x.changed_run
 WHERE x.deleted_at IS NOT NULL;
-
-CREATE FUNCTION efa.sharing_providers_as_of(at timestamptz)
-RETURNS TABLE (fid bigint, source text, provider_id text, name text, vehicle_type text, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT x.fid, x.source, x.provider_id, x.name, x.vehicle_type, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz
-  FROM efa.sharing_providers x JOIN efa.runs f ON f.run_id = x.changed_run
-  WHERE x.deleted_at IS NULL AND f.started_at <= $1
-  UNION ALL
-  SELECT h.fid, h.source, h.provider_id, h.name, h.vehicle_type, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid), upper(h.valid)
-  FROM efa.sharing_providers_history h
-  WHERE h.valid @> $1
-$$;
-
-CREATE FUNCTION efa.sharing_providers_versions(key text, in_source text DEFAULT NULL)
-RETURNS TABLE (fid bigint, source text, provider_id text, name text, vehicle_type text, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz, ended_by text)
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT h.fid, h.source, h.provider_id, h.name, h.vehicle_type, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid) AS version_from, upper(h.valid) AS version_to, h.ended_by
-    FROM efa.sharing_providers_history h
-    WHERE h.provider_id = $1 AND ($2 IS NULL OR h.source = $2)
-    UNION ALL
-    SELECT x.fid, x.source, x.provider_id, x.name, x.vehicle_type, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz, NULL::text
-    FROM efa.sharing_providers x JOIN efa.runs f ON f.run_id = x.changed_run
-    WHERE x.provider_id = $1 AND ($2 IS NULL OR x.source = $2) AND x.deleted_at IS NULL
-  ) v
-  ORDER BY v.source, v.version_from, v.version_to NULLS LAST
-$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- operating_areas
@@ -425,24 +206,6 @@ CREATE INDEX operating_areas_history_valid_gix ON efa.operating_areas_history US
 CREATE INDEX operating_areas_history_key_idx ON efa.operating_areas_history (area_key, source);
 CREATE INDEX operating_areas_history_geom_gix ON efa.operating_areas_history USING gist (geom);
 
-CREATE FUNCTION efa.operating_areas_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO efa.operating_areas_history (fid, source, area_key, provider_id, area_id, name, geom, in_region, attrs, content_hash, first_run, changed_run, valid, ended_by, replaced_by)
-  SELECT o.fid, o.source, o.area_key, o.provider_id, o.area_id, o.name, o.geom, o.in_region, o.attrs, o.content_hash, o.first_run, o.changed_run,
-         tstzrange(f.started_at, greatest(f.started_at, coalesce(n.deleted_at, t.started_at)), '[)'),
-         CASE WHEN n.deleted_at IS NOT NULL THEN 'gone' ELSE 'update' END,
-         CASE WHEN n.deleted_at IS NULL THEN n.changed_run END
-  FROM efa_old o
-  JOIN efa_new n ON n.fid = o.fid
-  JOIN efa.runs f ON f.run_id = o.changed_run
-  JOIN efa.runs t ON t.run_id = n.changed_run
-  WHERE o.deleted_at IS NULL AND (n.deleted_at IS NOT NULL OR n.changed_run <> o.changed_run);
-  RETURN NULL;
-END $$;
-CREATE TRIGGER operating_areas_history AFTER UPDATE ON efa.operating_areas
-  REFERENCING OLD TABLE AS efa_old NEW TABLE AS efa_new
-  FOR EACH STATEMENT EXECUTE FUNCTION efa.operating_areas_keep_history();
-
 -- Upgrade in place: rows already gone keep their last version.
 INSERT INTO efa.operating_areas_history (fid, source, area_key, provider_id, area_id, name, geom, in_region, attrs, content_hash, first_run, changed_run, valid, ended_by)
 SELECT x.fid, x.source, x.area_key, x.provider_id, x.area_id, x.name, x.geom, x.in_region, x.attrs, x.content_hash, x.first_run, x.changed_run,
@@ -450,165 +213,10 @@ SELECT x.fid, x.source, x.area_key, x.provider_id, x.area_id, x.name, x.geom, x.
 FROM efa.operating_areas x JOIN efa.runs f ON f.run_id = x.changed_run
 WHERE x.deleted_at IS NOT NULL;
 
-CREATE FUNCTION efa.operating_areas_as_of(at timestamptz)
-RETURNS TABLE (fid bigint, source text, area_key text, provider_id text, area_id text, name text, geom geometry(MultiPolygon, 4326), in_region boolean, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT x.fid, x.source, x.area_key, x.provider_id, x.area_id, x.name, x.geom, x.in_region, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz
-  FROM efa.operating_areas x JOIN efa.runs f ON f.run_id = x.changed_run
-  WHERE x.deleted_at IS NULL AND f.started_at <= $1
-  UNION ALL
-  SELECT h.fid, h.source, h.area_key, h.provider_id, h.area_id, h.name, h.geom, h.in_region, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid), upper(h.valid)
-  FROM efa.operating_areas_history h
-  WHERE h.valid @> $1
-$$;
-
-CREATE FUNCTION efa.operating_areas_versions(key text, in_source text DEFAULT NULL)
-RETURNS TABLE (fid bigint, source text, area_key text, provider_id text, area_id text, name text, geom geometry(MultiPolygon, 4326), in_region boolean, attrs jsonb, content_hash text, first_run bigint, changed_run bigint, version_from timestamptz, version_to timestamptz, ended_by text)
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT h.fid, h.source, h.area_key, h.provider_id, h.area_id, h.name, h.geom, h.in_region, h.attrs, h.content_hash, h.first_run, h.changed_run, lower(h.valid) AS version_from, upper(h.valid) AS version_to, h.ended_by
-    FROM efa.operating_areas_history h
-    WHERE h.area_key = $1 AND ($2 IS NULL OR h.source = $2)
-    UNION ALL
-    SELECT x.fid, x.source, x.area_key, x.provider_id, x.area_id, x.name, x.geom, x.in_region, x.attrs, x.content_hash, x.first_run, x.changed_run, f.started_at, NULL::timestamptz, NULL::text
-    FROM efa.operating_areas x JOIN efa.runs f ON f.run_id = x.changed_run
-    WHERE x.area_key = $1 AND ($2 IS NULL OR x.source = $2) AND x.deleted_at IS NULL
-  ) v
-  ORDER BY v.source, v.version_from, v.version_to NULLS LAST
-$$;
-
-COMMENT ON TABLE efa.pins_history IS 'Superseded versions of pins (efa.pins): every content a row had before a run changed it, and the last content of a row marked gone, with the time range it was current (valid). The current version stays in efa.pins. Written by the trigger pins_history in the statement that changed the row. Read with efa.pins_as_of(at) and efa.pins_versions(key).';
-COMMENT ON COLUMN efa.pins_history.hist_id IS 'Integer key of the version row (for QGIS and GDAL).';
-COMMENT ON COLUMN efa.pins_history.fid IS 'The object''s fid in its current table (stable across its versions).';
-COMMENT ON COLUMN efa.pins_history.source IS 'The deployment (source) the object belongs to.';
-COMMENT ON COLUMN efa.pins_history.pin_key IS 'efa.pins.pin_key as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.type IS 'efa.pins.type as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.id IS 'efa.pins.id as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.name IS 'efa.pins.name as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.mot_types IS 'efa.pins.mot_types as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.geom IS 'efa.pins.geom as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.global_id IS 'efa.pins.global_id as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.attrs IS 'efa.pins.attrs as it was in this version.';
-COMMENT ON COLUMN efa.pins_history.content_hash IS 'Content hash of this version (as in the current table).';
-COMMENT ON COLUMN efa.pins_history.first_run IS 'The run that first stored the object.';
-COMMENT ON COLUMN efa.pins_history.changed_run IS 'The run that wrote this version (its validity starts at that run''s started_at).';
-COMMENT ON COLUMN efa.pins_history.valid IS 'When this version was current: [start of changed_run, start of the run that replaced it) or [start of changed_run, the time it was marked gone).';
-COMMENT ON COLUMN efa.pins_history.ended_by IS '''update'': a run stored new content (replaced_by names it); ''gone'': the object was marked gone (deleted_at / ended_at).';
-COMMENT ON COLUMN efa.pins_history.replaced_by IS 'The run whose version replaced this one (ended_by update); NULL when the object was marked gone.';
-COMMENT ON FUNCTION efa.pins_as_of(timestamptz) IS 'The live pins (efa.pins) as they were at a time: current rows whose changed_run started at or before it, and versions from efa.pins_history whose valid range contains it; version_from/version_to say when each was current (version_to NULL: still current). SELECT * FROM efa.pins_as_of(''2026-03-01'').';
-COMMENT ON FUNCTION efa.pins_versions(text, text) IS 'Every version of one object of efa.pins by its key (pin_key), in every source or in the one given, oldest first; ended_by NULL marks the current version.';
-COMMENT ON FUNCTION efa.pins_keep_history() IS 'Trigger function: writes superseded versions of efa.pins into efa.pins_history (see the table).';
-
-COMMENT ON TABLE efa.lines_history IS 'Superseded versions of lines (efa.lines): every content a row had before a run changed it, and the last content of a row marked gone, with the time range it was current (valid). The current version stays in efa.lines. Written by the trigger lines_history in the statement that changed the row. Read with efa.lines_as_of(at) and efa.lines_versions(key).';
-COMMENT ON COLUMN efa.lines_history.hist_id IS 'Integer key of the version row (for QGIS and GDAL).';
-COMMENT ON COLUMN efa.lines_history.fid IS 'The object''s fid in its current table (stable across its versions).';
-COMMENT ON COLUMN efa.lines_history.source IS 'The deployment (source) the object belongs to.';
-COMMENT ON COLUMN efa.lines_history.line_key IS 'efa.lines.line_key as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.line_id IS 'efa.lines.line_id as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.name IS 'efa.lines.name as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.number IS 'efa.lines.number as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.mot IS 'efa.lines.mot as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.direction IS 'efa.lines.direction as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.attrs IS 'efa.lines.attrs as it was in this version.';
-COMMENT ON COLUMN efa.lines_history.content_hash IS 'Content hash of this version (as in the current table).';
-COMMENT ON COLUMN efa.lines_history.first_run IS 'The run that first stored the object.';
-COMMENT ON COLUMN efa.lines_history.changed_run IS 'The run that wrote this version (its validity starts at that run''s started_at).';
-COMMENT ON COLUMN efa.lines_history.valid IS 'When this version was current: [start of changed_run, start of the run that replaced it) or [start of changed_run, the time it was marked gone).';
-COMMENT ON COLUMN efa.lines_history.ended_by IS '''update'': a run stored new content (replaced_by names it); ''gone'': the object was marked gone (deleted_at / ended_at).';
-COMMENT ON COLUMN efa.lines_history.replaced_by IS 'The run whose version replaced this one (ended_by update); NULL when the object was marked gone.';
-COMMENT ON FUNCTION efa.lines_as_of(timestamptz) IS 'The live lines (efa.lines) as they were at a time: current rows whose changed_run started at or before it, and versions from efa.lines_history whose valid range contains it; version_from/version_to say when each was current (version_to NULL: still current). SELECT * FROM efa.lines_as_of(''2026-03-01'').';
-COMMENT ON FUNCTION efa.lines_versions(text, text) IS 'Every version of one object of efa.lines by its key (line_key), in every source or in the one given, oldest first; ended_by NULL marks the current version.';
-COMMENT ON FUNCTION efa.lines_keep_history() IS 'Trigger function: writes superseded versions of efa.lines into efa.lines_history (see the table).';
-
-COMMENT ON TABLE efa.stop_lines_history IS 'Superseded versions of stop-line pairs (efa.stop_lines): every content a row had before a run changed it, and the last content of a row marked gone, with the time range it was current (valid). The current version stays in efa.stop_lines. Written by the trigger stop_lines_history in the statement that changed the row. Read with efa.stop_lines_as_of(at) and efa.stop_lines_versions(key).';
-COMMENT ON COLUMN efa.stop_lines_history.hist_id IS 'Integer key of the version row (for QGIS and GDAL).';
-COMMENT ON COLUMN efa.stop_lines_history.fid IS 'The object''s fid in its current table (stable across its versions).';
-COMMENT ON COLUMN efa.stop_lines_history.source IS 'The deployment (source) the object belongs to.';
-COMMENT ON COLUMN efa.stop_lines_history.pair_key IS 'efa.stop_lines.pair_key as it was in this version.';
-COMMENT ON COLUMN efa.stop_lines_history.stop_id IS 'efa.stop_lines.stop_id as it was in this version.';
-COMMENT ON COLUMN efa.stop_lines_history.line_key IS 'efa.stop_lines.line_key as it was in this version.';
-COMMENT ON COLUMN efa.stop_lines_history.content_hash IS 'Content hash of this version (as in the current table).';
-COMMENT ON COLUMN efa.stop_lines_history.first_run IS 'The run that first stored the object.';
-COMMENT ON COLUMN efa.stop_lines_history.changed_run IS 'The run that wrote this version (its validity starts at that run''s started_at).';
-COMMENT ON COLUMN efa.stop_lines_history.valid IS 'When this version was current: [start of changed_run, start of the run that replaced it) or [start of changed_run, the time it was marked gone).';
-COMMENT ON COLUMN efa.stop_lines_history.ended_by IS '''update'': a run stored new content (replaced_by names it); ''gone'': the object was marked gone (deleted_at / ended_at).';
-COMMENT ON COLUMN efa.stop_lines_history.replaced_by IS 'The run whose version replaced this one (ended_by update); NULL when the object was marked gone.';
-COMMENT ON FUNCTION efa.stop_lines_as_of(timestamptz) IS 'The live stop-line pairs (efa.stop_lines) as they were at a time: current rows whose changed_run started at or before it, and versions from efa.stop_lines_history whose valid range contains it; version_from/version_to say when each was current (version_to NULL: still current). SELECT * FROM efa.stop_lines_as_of(''2026-03-01'').';
-COMMENT ON FUNCTION efa.stop_lines_versions(text, text) IS 'Every version of one object of efa.stop_lines by its key (pair_key), in every source or in the one given, oldest first; ended_by NULL marks the current version.';
-COMMENT ON FUNCTION efa.stop_lines_keep_history() IS 'Trigger function: writes superseded versions of efa.stop_lines into efa.stop_lines_history (see the table).';
-
-COMMENT ON TABLE efa.notices_history IS 'Superseded versions of notices (efa.notices): every content a row had before a run changed it, and the last content of a row marked gone, with the time range it was current (valid). The current version stays in efa.notices. Written by the trigger notices_history in the statement that changed the row. Read with efa.notices_as_of(at) and efa.notices_versions(key).';
-COMMENT ON COLUMN efa.notices_history.hist_id IS 'Integer key of the version row (for QGIS and GDAL).';
-COMMENT ON COLUMN efa.notices_history.fid IS 'The object''s fid in its current table (stable across its versions).';
-COMMENT ON COLUMN efa.notices_history.source IS 'The deployment (source) the object belongs to.';
-COMMENT ON COLUMN efa.notices_history.notice_id IS 'efa.notices.notice_id as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.type IS 'efa.notices.type as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.title IS 'efa.notices.title as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.text IS 'efa.notices.text as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.valid_from IS 'efa.notices.valid_from as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.valid_to IS 'efa.notices.valid_to as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.severity IS 'efa.notices.severity as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.lines IS 'efa.notices.lines as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.attrs IS 'efa.notices.attrs as it was in this version.';
-COMMENT ON COLUMN efa.notices_history.content_hash IS 'Content hash of this version (as in the current table).';
-COMMENT ON COLUMN efa.notices_history.first_run IS 'The run that first stored the object.';
-COMMENT ON COLUMN efa.notices_history.changed_run IS 'The run that wrote this version (its validity starts at that run''s started_at).';
-COMMENT ON COLUMN efa.notices_history.valid IS 'When this version was current: [start of changed_run, start of the run that replaced it) or [start of changed_run, the time it was marked gone).';
-COMMENT ON COLUMN efa.notices_history.ended_by IS '''update'': a run stored new content (replaced_by names it); ''gone'': the object was marked gone (deleted_at / ended_at).';
-COMMENT ON COLUMN efa.notices_history.replaced_by IS 'The run whose version replaced this one (ended_by update); NULL when the object was marked gone.';
-COMMENT ON FUNCTION efa.notices_as_of(timestamptz) IS 'The live notices (efa.notices) as they were at a time: current rows whose changed_run started at or before it, and versions from efa.notices_history whose valid range contains it; version_from/version_to say when each was current (version_to NULL: still current). SELECT * FROM efa.notices_as_of(''2026-03-01'').';
-COMMENT ON FUNCTION efa.notices_versions(text, text) IS 'Every version of one object of efa.notices by its key (notice_id), in every source or in the one given, oldest first; ended_by NULL marks the current version.';
-COMMENT ON FUNCTION efa.notices_keep_history() IS 'Trigger function: writes superseded versions of efa.notices into efa.notices_history (see the table).';
-
-COMMENT ON TABLE efa.sharing_providers_history IS 'Superseded versions of sharing providers (efa.sharing_providers): every content a row had before a run changed it, and the last content of a row marked gone, with the time range it was current (valid). The current version stays in efa.sharing_providers. Written by the trigger sharing_providers_history in the statement that changed the row. Read with efa.sharing_providers_as_of(at) and efa.sharing_providers_versions(key).';
-COMMENT ON COLUMN efa.sharing_providers_history.hist_id IS 'Integer key of the version row (for QGIS and GDAL).';
-COMMENT ON COLUMN efa.sharing_providers_history.fid IS 'The object''s fid in its current table (stable across its versions).';
-COMMENT ON COLUMN efa.sharing_providers_history.source IS 'The deployment (source) the object belongs to.';
-COMMENT ON COLUMN efa.sharing_providers_history.provider_id IS 'efa.sharing_providers.provider_id as it was in this version.';
-COMMENT ON COLUMN efa.sharing_providers_history.name IS 'efa.sharing_providers.name as it was in this version.';
-COMMENT ON COLUMN efa.sharing_providers_history.vehicle_type IS 'efa.sharing_providers.vehicle_type as it was in this version.';
-COMMENT ON COLUMN efa.sharing_providers_history.attrs IS 'efa.sharing_providers.attrs as it was in this version.';
-COMMENT ON COLUMN efa.sharing_providers_history.content_hash IS 'Content hash of this version (as in the current table).';
-COMMENT ON COLUMN efa.sharing_providers_history.first_run IS 'The run that first stored the object.';
-COMMENT ON COLUMN efa.sharing_providers_history.changed_run IS 'The run that wrote this version (its validity starts at that run''s started_at).';
-COMMENT ON COLUMN efa.sharing_providers_history.valid IS 'When this version was current: [start of changed_run, start of the run that replaced it) or [start of changed_run, the time it was marked gone).';
-COMMENT ON COLUMN efa.sharing_providers_history.ended_by IS '''update'': a run stored new content (replaced_by names it); ''gone'': the object was marked gone (deleted_at / ended_at).';
-COMMENT ON COLUMN efa.sharing_providers_history.replaced_by IS 'The run whose version replaced this one (ended_by update); NULL when the object was marked gone.';
-COMMENT ON FUNCTION efa.sharing_providers_as_of(timestamptz) IS 'The live sharing providers (efa.sharing_providers) as they were at a time: current rows whose changed_run started at or before it, and versions from efa.sharing_providers_history whose valid range contains it; version_from/version_to say when each was current (version_to NULL: still current). SELECT * FROM efa.sharing_providers_as_of(''2026-03-01'').';
-COMMENT ON FUNCTION efa.sharing_providers_versions(text, text) IS 'Every version of one object of efa.sharing_providers by its key (provider_id), in every source or in the one given, oldest first; ended_by NULL marks the current version.';
-COMMENT ON FUNCTION efa.sharing_providers_keep_history() IS 'Trigger function: writes superseded versions of efa.sharing_providers into efa.sharing_providers_history (see the table).';
-
-COMMENT ON TABLE efa.operating_areas_history IS 'Superseded versions of operating areas (efa.operating_areas): every content a row had before a run changed it, and the last content of a row marked gone, with the time range it was current (valid). The current version stays in efa.operating_areas. Written by the trigger operating_areas_history in the statement that changed the row. Read with efa.operating_areas_as_of(at) and efa.operating_areas_versions(key).';
-COMMENT ON COLUMN efa.operating_areas_history.hist_id IS 'Integer key of the version row (for QGIS and GDAL).';
-COMMENT ON COLUMN efa.operating_areas_history.fid IS 'The object''s fid in its current table (stable across its versions).';
-COMMENT ON COLUMN efa.operating_areas_history.source IS 'The deployment (source) the object belongs to.';
-COMMENT ON COLUMN efa.operating_areas_history.area_key IS 'efa.operating_areas.area_key as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.provider_id IS 'efa.operating_areas.provider_id as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.area_id IS 'efa.operating_areas.area_id as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.name IS 'efa.operating_areas.name as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.geom IS 'efa.operating_areas.geom as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.in_region IS 'efa.operating_areas.in_region as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.attrs IS 'efa.operating_areas.attrs as it was in this version.';
-COMMENT ON COLUMN efa.operating_areas_history.content_hash IS 'Content hash of this version (as in the current table).';
-COMMENT ON COLUMN efa.operating_areas_history.first_run IS 'The run that first stored the object.';
-COMMENT ON COLUMN efa.operating_areas_history.changed_run IS 'The run that wrote this version (its validity starts at that run''s started_at).';
-COMMENT ON COLUMN efa.operating_areas_history.valid IS 'When this version was current: [start of changed_run, start of the run that replaced it) or [start of changed_run, the time it was marked gone).';
-COMMENT ON COLUMN efa.operating_areas_history.ended_by IS '''update'': a run stored new content (replaced_by names it); ''gone'': the object was marked gone (deleted_at / ended_at).';
-COMMENT ON COLUMN efa.operating_areas_history.replaced_by IS 'The run whose version replaced this one (ended_by update); NULL when the object was marked gone.';
-COMMENT ON FUNCTION efa.operating_areas_as_of(timestamptz) IS 'The live operating areas (efa.operating_areas) as they were at a time: current rows whose changed_run started at or before it, and versions from efa.operating_areas_history whose valid range contains it; version_from/version_to say when each was current (version_to NULL: still current). SELECT * FROM efa.operating_areas_as_of(''2026-03-01'').';
-COMMENT ON FUNCTION efa.operating_areas_versions(text, text) IS 'Every version of one object of efa.operating_areas by its key (area_key), in every source or in the one given, oldest first; ended_by NULL marks the current version.';
-COMMENT ON FUNCTION efa.operating_areas_keep_history() IS 'Trigger function: writes superseded versions of efa.operating_areas into efa.operating_areas_history (see the table).';
-
 -- ---------------------------------------------------------------------------------------------
 -- What changed between two times, for any relation with history: added, removed and changed keys,
 -- with the old and new row as JSON (bookkeeping columns left out, so a revival with the same content
 -- or a version written again is not a change).
-CREATE FUNCTION efa.history_relations() RETURNS TABLE (relation text, key_column text, gone_column text)
-LANGUAGE sql IMMUTABLE AS $$
-  VALUES ('pins', 'pin_key', 'deleted_at'), ('lines', 'line_key', 'deleted_at'), ('stop_lines', 'pair_key', 'deleted_at'),
-         ('notices', 'notice_id', 'ended_at'), ('sharing_providers', 'provider_id', 'deleted_at'), ('operating_areas', 'area_key', 'deleted_at')
-$$;
-
 CREATE FUNCTION efa.diff(relation text, from_at timestamptz, to_at timestamptz)
 RETURNS TABLE (source text, key text, change text, old jsonb, new jsonb)
 LANGUAGE plpgsql STABLE AS $$
@@ -658,6 +266,5 @@ BEGIN
 END $$;
 
 -- ---------------------------------------------------------------------------------------------
-COMMENT ON FUNCTION efa.history_relations() IS 'The relations that keep history, with their key column and the column that marks a row gone.';
 COMMENT ON FUNCTION efa.diff(text, timestamptz, timestamptz) IS 'What changed in a relation with history between two times: one row per key added, removed or changed, with the old and new row as JSON (fid, first_run, changed_run, content_hash and the version times left out). SELECT * FROM efa.diff(''pins'', ''2026-03-01'', now()).';
 COMMENT ON FUNCTION efa.prune_history(timestamptz) IS 'Retention: deletes history versions that stopped being current before the given time, per relation; returns how many. Current rows live in the entity tables and are never pruned (efa-sync history prune, or history.keepDays in the job).';

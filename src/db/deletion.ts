@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { entities, ordered, type Relation } from '../relations/index.js';
+import { entities, ordered, qualifiedName, type Relation } from '../relations/index.js';
 import type { Tx } from './connect.js';
 import type { RunRef } from './merge.js';
 import { readRunMeta, type HeldDeletion } from './run-record.js';
@@ -148,7 +148,7 @@ export async function markGone(tx: Tx, run: RunRef, relations: readonly Relation
     const { table, key, goneColumn } = entities[relation];
     const r = await sql<{ n: number }>`
       WITH gone AS (
-        UPDATE ${sql.raw(table)} x SET ${sql.raw(goneColumn)} = now()
+        UPDATE ${sql.raw(qualifiedName(table))} x SET ${sql.raw(goneColumn)} = now()
         FROM efa_gone_keys g WHERE x.source = ${run.source} AND x.${sql.raw(key)} = g.key AND x.${sql.raw(goneColumn)} IS NULL
         RETURNING x.${sql.raw(key)} AS k
       ), logged AS (

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Entity, Relation } from '../relations/index.js';
+import { qualifiedName } from '../relations/table.js';
 import type { Tx } from './connect.js';
 import { copyText } from './copy.js';
 
@@ -67,7 +68,7 @@ const expectNew = new WeakMap<RunRef, Map<Relation, boolean>>();
 
 async function sourceIsEmpty<Row>(tx: Tx, entity: Entity<Row>, source: string): Promise<boolean> {
   const r = await sql<{ held: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM ${sql.raw(entity.table)} WHERE source = ${source}) AS held`.execute(tx.kysely);
+    SELECT EXISTS (SELECT 1 FROM ${sql.raw(qualifiedName(entity.table))} WHERE source = ${source}) AS held`.execute(tx.kysely);
   return r.rows[0]?.held !== true;
 }
 
@@ -97,7 +98,7 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
 async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<Set<string>> {
   const keys = batch.map(entity.keyOf);
   const hashes = batch.map(entity.hashOf);
-  const table = sql.raw(entity.table);
+  const table = sql.raw(qualifiedName(entity.table));
   const key = sql.raw(entity.key);
   const gone = sql.raw(entity.goneColumn);
   const r = await sql<{ k: string }>`
@@ -129,7 +130,7 @@ async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: rea
   await sql`SAVEPOINT efa_copy_new`.execute(tx.kysely);
   try {
     await tx.copyIn(
-      entity.table,
+      qualifiedName(entity.table),
       columns,
       copyText(batch, (r) => [run.source, entity.keyOf(r), ...direct.map((c) => c.value(r)), entity.hashOf(r), run.runId, run.runId]),
     );
@@ -178,7 +179,7 @@ async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch:
 async function mergeChanged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<MergeCounts> {
   await stage(tx, entity, batch);
   const staging = sql.raw(stagingTable(entity.relation));
-  const table = sql.raw(entity.table);
+  const table = sql.raw(qualifiedName(entity.table));
   const key = sql.raw(entity.key);
   const gone = sql.raw(entity.goneColumn);
   const storedNames = sql.raw(entity.stored.map((c) => c.name).join(', '));

@@ -1,10 +1,12 @@
 import type { Job } from '../job/index.js';
+import type { TableDefinition } from './table.js';
 
 /**
  * What efa-sync knows about one entity relation, in one place (gtfs-via-postgres style): its row,
  * key, content hash, how its columns travel into the database and become stored columns, and
- * what a run of a job looks at (its deletion scope). The SQL side of the same relation is its
- * table in sql/ and its deletion predicate `efa.gone_<relation>(run_id)` (sql/004_sources.sql).
+ * what a run of a job looks at (its deletion scope), and its table's declaration (`table`), from which
+ * its history, as-of functions and comments are generated. Its deletion predicate
+ * `efa.gone_<relation>(run_id)` is SQL written by hand (sql/004_sources.sql).
  */
 
 export const RELATIONS = ['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const;
@@ -81,8 +83,8 @@ export function directColumns<Row>(columns: readonly Column<Row>[]): DirectColum
 
 export interface Entity<Row> {
   readonly relation: Relation;
-  /** The entity table, schema-qualified. */
-  readonly table: string;
+  /** The entity table, declared once: its SQL (table, history, comments) is generated from it (table.ts). */
+  readonly table: TableDefinition;
   /** The column holding the object's own key within its source. */
   readonly key: string;
   /** Set when a run found the object gone (never a hard delete). */

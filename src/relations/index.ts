@@ -8,12 +8,13 @@ import { operatingAreas, sharingProviders } from './sharing.js';
 import { stopLines } from './stop-lines.js';
 
 export * from './entity.js';
+export * from './table.js';
 export { contentHash, stableJson, stripNul } from './hash.js';
-export { pinKey, pins, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
-export { lineKey, lines, toLineRow, type LineRow } from './lines.js';
-export { pairKey, stopLines, type StopLineRow } from './stop-lines.js';
-export { notices, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
-export { areaKey, operatingAreas, repairedAreaGeometry, sharingProviders, toProviderRows, type AreaRow, type PolygonRings, type ProviderRow } from './sharing.js';
+export { pinKey, pins, pinsTable, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
+export { lineKey, lines, linesTable, toLineRow, type LineRow } from './lines.js';
+export { pairKey, stopLines, stopLinesTable, type StopLineRow } from './stop-lines.js';
+export { notices, noticesTable, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
+export { areaKey, operatingAreas, operatingAreasTable, repairedAreaGeometry, sharingProviders, sharingProvidersTable, toProviderRows, type AreaRow, type PolygonRings, type ProviderRow } from './sharing.js';
 
 /** Every entity, by relation; their order is what each says it comes `after` (ordered). */
 export const entities: { readonly [R in Relation]: Entity<never> } = {

@@ -1,6 +1,7 @@
 import type { Notice } from '../efa/records.js';
 import { textArrayLiteral } from '../db/pg-array.js';
 import { columnLists, json, type Entity } from './entity.js';
+import type { TableDefinition } from './table.js';
 import { contentHash, stripNul } from './hash.js';
 
 /**
@@ -44,9 +45,40 @@ export function withPublication(notices: readonly Notice[], status: 'current' | 
   return status === 'current' ? notices.filter((n) => n.attrs['publication'] !== 'historic') : [...notices];
 }
 
+/** efa.notices: declared once; its SQL is generated from this (table.ts, history-sql.ts). */
+export const noticesTable: TableDefinition = {
+  schema: 'efa',
+  name: 'notices',
+  comment:
+    'Disruption and information notices from AddInfo answers (infos[]), one row per notice id however many filters returned it. Never hard-deleted: ended_at is set when a complete AddInfo sweep no longer returns it.',
+  columns: [
+    { name: 'fid', type: 'bigint', notNull: true, identity: true, comment: 'Integer key of the row.' },
+    { name: 'source', type: 'text', notNull: true, comment: 'The deployment (source) the notice belongs to; notice_id is unique within it.' },
+    { name: 'notice_id', type: 'text', notNull: true, comment: 'AddInfo infos[].id.' },
+    { name: 'type', type: 'text', notNull: true, comment: 'AddInfo infos[].type: stopInfo, stopBlocking, lineInfo, lineBlocking, routeInfo, routeBlocking, generalInfo or bannerInfo.' },
+    { name: 'title', type: 'text', notNull: true, default: "''::text", comment: 'AddInfo infos[].title: headline; empty when absent.' },
+    { name: 'text', type: 'text', notNull: true, default: "''::text", comment: 'AddInfo infos[].text: body text; empty when absent.' },
+    { name: 'valid_from', type: 'date', comment: 'AddInfo infos[].validFrom (YYYY-MM-DD): first day of validity; NULL = open.' },
+    { name: 'valid_to', type: 'date', comment: 'AddInfo infos[].validTo (YYYY-MM-DD): last day of validity, inclusive; NULL = open.' },
+    { name: 'severity', type: 'text', comment: 'AddInfo infos[].severity: severity label as the deployment names it; NULL when absent.' },
+    { name: 'lines', type: 'text[]', notNull: true, default: "'{}'::text[]", comment: 'AddInfo infos[].lines: identifiers of the affected lines (colon-separated parts, the leading parts of efa.lines.line_id), sorted and distinct; see efa.notice_lines.' },
+    { name: 'attrs', type: 'jsonb', notNull: true, default: "'{}'::jsonb", comment: 'Every other field of the notice as received (JSON), e.g. provider code, source system, affected stops.' },
+    { name: 'content_hash', type: 'text', notNull: true, comment: 'SHA-1 of the normalised row; changed_run moves only when it changes.' },
+    { name: 'first_run', type: 'bigint', notNull: true, comment: 'The run that first stored the notice.' },
+    { name: 'changed_run', type: 'bigint', notNull: true, comment: "The last run that changed the notice's content." },
+    { name: 'ended_at', type: 'timestamp with time zone', comment: 'When a complete AddInfo sweep no longer returned the notice; NULL while it is published.' },
+  ],
+  primaryKey: ['fid'],
+  constraints: [
+    { name: 'notices_source_key_uq', sql: 'UNIQUE (source, notice_id)' },
+  ],
+  indexes: [],
+  history: { key: 'notice_id', gone: 'ended_at', label: 'notices' },
+};
+
 export const notices: Entity<NoticeRow> = {
   relation: 'notices',
-  table: 'efa.notices',
+  table: noticesTable,
   key: 'notice_id',
   goneColumn: 'ended_at',
   keyOf: (r) => r.notice_id,

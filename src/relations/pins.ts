@@ -3,6 +3,7 @@ import type { Job } from '../job/index.js';
 import { pointEwkbHex } from '../db/ewkb.js';
 import { intArrayLiteral } from '../db/pg-array.js';
 import { columnLists, type Column, type Entity } from './entity.js';
+import type { TableDefinition } from './table.js';
 import { contentHash, holdsNul, sha1Hex, stableJson, stripNul } from './hash.js';
 
 /**
@@ -168,9 +169,45 @@ const pinColumns: readonly Column<PinRow>[] = [
   { name: 'attrs', type: 'jsonb', value: (r) => r.attrs_json },
 ];
 
+/** efa.pins: declared once; its SQL is generated from this (table.ts, history-sql.ts). */
+export const pinsTable: TableDefinition = {
+  schema: 'efa',
+  name: 'pins',
+  comment:
+    'Every object of CoordInfo answers (pins[]): stops, POIs, parking, sharing objects, one row per real object however many tiles returned it. Never hard-deleted: deleted_at is set when a complete sweep of its place no longer finds it.',
+  columns: [
+    { name: 'fid', type: 'bigint', notNull: true, identity: true, comment: 'Integer key of the row (for QGIS, GDAL, pg_featureserv, martin).' },
+    { name: 'source', type: 'text', notNull: true, comment: 'The deployment (source) the object belongs to; pin_key is unique within it.' },
+    { name: 'pin_key', type: 'text', notNull: true, comment: "Stable key: the EFA id (pins[].id) where present, else 'h:' + 20 hex digits of a SHA-1 of type, name and the coordinate rounded to 5 decimals (~1 m)." },
+    { name: 'type', type: 'text', notNull: true, comment: 'CoordInfo pins[].type: STOP, POI_POINT, POI_AREA, BUS_POINT, GIS_POINT, … (the object types of the API).' },
+    { name: 'id', type: 'text', comment: 'CoordInfo pins[].id, the EFA object id (stops: the stop id reusable as name_sf / name_sl); NULL when the answer has none (often for POIs).' },
+    { name: 'name', type: 'text', notNull: true, comment: 'CoordInfo pins[].name: display name.' },
+    { name: 'mot_types', type: 'integer[]', notNull: true, default: "'{}'::integer[]", comment: 'CoordInfo pins[].motTypes (comma-separated means-of-transport ids, stops) as a sorted, distinct integer array; empty when absent.' },
+    { name: 'geom', type: 'geometry(Point,4326)', notNull: true, comment: 'CoordInfo pins[].coord {lat, lon} as a Point (lon, lat), EPSG:4326, rounded to 7 decimals (~1 cm).' },
+    { name: 'global_id', type: 'text', comment: "A stop's global id (IFOPT / DHID, e.g. de:08111:6008) where the answer carries one (STOP_GLOBAL_ID, gid) or the id has that form; NULL otherwise." },
+    { name: 'attrs', type: 'jsonb', notNull: true, default: "'{}'::jsonb", comment: 'Every other field of the pin as received (JSON), e.g. locality, parking or vehicle details.' },
+    { name: 'content_hash', type: 'text', notNull: true, comment: 'SHA-1 of the normalised row (type, id, name, mot_types, coordinate, attrs); changed_run moves only when it changes.' },
+    { name: 'first_run', type: 'bigint', notNull: true, comment: 'The run that first stored the object (efa.runs).' },
+    { name: 'changed_run', type: 'bigint', notNull: true, comment: "The last run that changed the object's content (or revived it)." },
+    { name: 'deleted_at', type: 'timestamp with time zone', comment: "When a run that swept the object's place completely no longer found it; NULL while it exists. Cleared if it reappears." },
+  ],
+  primaryKey: ['fid'],
+  constraints: [
+    { name: 'pins_source_key_uq', sql: 'UNIQUE (source, pin_key)' },
+    { name: 'pins_lonlat_chk', sql: 'CHECK (ST_X(geom) BETWEEN -180 AND 180 AND ST_Y(geom) BETWEEN -90 AND 90)' },
+  ],
+  indexes: [
+    { name: 'pins_geom_gix', using: 'gist', on: ['geom'] },
+    { name: 'pins_global_id_idx', on: ['global_id'], where: 'global_id IS NOT NULL' },
+    { name: 'pins_source_id_idx', on: ['source', 'id'], where: 'id IS NOT NULL' },
+    { name: 'pins_source_type_idx', on: ['source', 'type'] },
+  ],
+  history: { key: 'pin_key', gone: 'deleted_at', label: 'pins' },
+};
+
 export const pins: Entity<PinRow> = {
   relation: 'pins',
-  table: 'efa.pins',
+  table: pinsTable,
   key: 'pin_key',
   goneColumn: 'deleted_at',
   keyOf: (r) => r.pin_key,

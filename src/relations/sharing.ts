@@ -1,6 +1,7 @@
 import type { Area, Provider } from '../efa/records.js';
 import type { Job } from '../job/index.js';
 import { columnLists, json, type Entity } from './entity.js';
+import type { TableDefinition } from './table.js';
 import { contentHash, stripNul } from './hash.js';
 
 /**
@@ -105,9 +106,35 @@ function opAreaScope(job: Job): Record<string, unknown> | undefined {
   };
 }
 
+/** efa.sharing_providers: declared once; its SQL is generated from this (table.ts, history-sql.ts). */
+export const sharingProvidersTable: TableDefinition = {
+  schema: 'efa',
+  name: 'sharing_providers',
+  comment:
+    'Bike, car and scooter sharing providers from OpArea answers: providers[] (efa-api.md), or one per operator of rapidJSON operatingAreas[] (the published schema).',
+  columns: [
+    { name: 'fid', type: 'bigint', notNull: true, identity: true, comment: 'Integer key of the row.' },
+    { name: 'source', type: 'text', notNull: true, comment: 'The deployment (source) that named the provider.' },
+    { name: 'provider_id', type: 'text', notNull: true, comment: 'OpArea providers[].id, or rapidJSON operatingAreas[].operator.id (as text).' },
+    { name: 'name', type: 'text', notNull: true, comment: "OpArea providers[].name, or rapidJSON operatingAreas[].operator.name (of the operator's first area; other spellings in attrs.otherNames)." },
+    { name: 'vehicle_type', type: 'text', comment: "OpArea providers[].vehicleType, e.g. BIKE, CAR; for rapidJSON operatingAreas[] the products of the operator's areas in capitals, comma-joined (BIKE,MOTORCYCLE); NULL when empty." },
+    { name: 'attrs', type: 'jsonb', notNull: true, default: "'{}'::jsonb", comment: "Every other field of the provider as received (JSON), areas excepted (efa.operating_areas); for rapidJSON operatingAreas[] the operator's products, areaTypes, vehicleEngineTypes, vehicleTypes and sharingTypes over its areas." },
+    { name: 'content_hash', type: 'text', notNull: true, comment: 'SHA-1 of the normalised row; changed_run moves only when it changes.' },
+    { name: 'first_run', type: 'bigint', notNull: true, comment: 'The run that first stored the provider.' },
+    { name: 'changed_run', type: 'bigint', notNull: true, comment: "The last run that changed the provider's content." },
+    { name: 'deleted_at', type: 'timestamp with time zone', comment: 'When a complete OpArea sweep no longer returned the provider; NULL while it exists.' },
+  ],
+  primaryKey: ['fid'],
+  constraints: [
+    { name: 'sharing_providers_source_key_uq', sql: 'UNIQUE (source, provider_id)' },
+  ],
+  indexes: [],
+  history: { key: 'provider_id', gone: 'deleted_at', label: 'sharing providers' },
+};
+
 export const sharingProviders: Entity<ProviderRow> = {
   relation: 'sharing_providers',
-  table: 'efa.sharing_providers',
+  table: sharingProvidersTable,
   key: 'provider_id',
   goneColumn: 'deleted_at',
   keyOf: (r) => r.provider_id,
@@ -125,9 +152,42 @@ export const sharingProviders: Entity<ProviderRow> = {
   scopeOf: opAreaScope,
 };
 
+/** efa.operating_areas: declared once; its SQL is generated from this (table.ts, history-sql.ts). */
+export const operatingAreasTable: TableDefinition = {
+  schema: 'efa',
+  name: 'operating_areas',
+  comment:
+    'Operating areas of sharing providers from OpArea answers (providers[].areas[], or rapidJSON operatingAreas[]; geometry with operatingZoneGeometry=1). fid is the integer key for QGIS and GDAL; (source, area_key) and (source, provider_id, area_id) are unique.',
+  columns: [
+    { name: 'fid', type: 'bigint', notNull: true, identity: true, comment: 'Integer key of the row (the single-column key for QGIS and GDAL).' },
+    { name: 'source', type: 'text', notNull: true, comment: 'The deployment (source) that named the area.' },
+    { name: 'area_key', type: 'text', notNull: true, comment: "provider_id || '/' || area_id: the area's text key within its source (efa.changes and efa.run_seen name it). GDAL and QGIS use fid, the integer key." },
+    { name: 'provider_id', type: 'text', notNull: true, comment: 'The owning provider (efa.sharing_providers): providers[].id, or rapidJSON operatingAreas[].operator.id.' },
+    { name: 'area_id', type: 'text', notNull: true, comment: 'OpArea providers[].areas[].id, or rapidJSON operatingAreas[].id (as text).' },
+    { name: 'name', type: 'text', comment: 'OpArea providers[].areas[].name, or rapidJSON operatingAreas[].name.' },
+    { name: 'geom', type: 'geometry(MultiPolygon,4326)', comment: 'The area as a valid MultiPolygon, EPSG:4326: providers[].areas[].polygon ([lat, lon] points turned into lon/lat rings), or rapidJSON operatingAreas[].operatingZone (GeoJSON; every polygon and hole kept; its order in attrs.coordOrder); closed where the answer left rings open, made valid (ST_MakeValid). NULL when the answer carried no areal geometry. An unrepairable polygon goes to efa.rejects.' },
+    { name: 'in_region', type: 'boolean', comment: 'Whether the area touches the region of the job that stored it (some deployments answer OpArea nationwide; opArea.clipToRegion keeps only these). NULL without geometry.' },
+    { name: 'attrs', type: 'jsonb', notNull: true, default: "'{}'::jsonb", comment: 'Every other field of the area as received (JSON): for rapidJSON type, product, properties, the offered types and coverageArea as sent; ringsClosedByParser = true when a ring had to be closed; coordOrder (lonLat, latLon) and coordOrderBy (values, region, GeoJSON) for a GeoJSON zone; operatingZone and operatingZoneNotAreal when the zone was a point or a line.' },
+    { name: 'content_hash', type: 'text', notNull: true, comment: 'SHA-1 of the normalised row (geometry as received included); changed_run moves only when it changes.' },
+    { name: 'first_run', type: 'bigint', notNull: true, comment: 'The run that first stored the area.' },
+    { name: 'changed_run', type: 'bigint', notNull: true, comment: "The last run that changed the area's content." },
+    { name: 'deleted_at', type: 'timestamp with time zone', comment: 'When a complete OpArea sweep no longer returned the area; NULL while it exists.' },
+  ],
+  primaryKey: ['fid'],
+  constraints: [
+    { name: 'operating_areas_source_key_uq', sql: 'UNIQUE (source, area_key)' },
+    { name: 'operating_areas_source_provider_area_uq', sql: 'UNIQUE (source, provider_id, area_id)' },
+    { name: 'operating_areas_valid_chk', sql: 'CHECK (geom IS NULL OR ST_IsValid(geom))' },
+  ],
+  indexes: [
+    { name: 'operating_areas_geom_gix', using: 'gist', on: ['geom'] },
+  ],
+  history: { key: 'area_key', gone: 'deleted_at', label: 'operating areas' },
+};
+
 export const operatingAreas: Entity<AreaRow> = {
   relation: 'operating_areas',
-  table: 'efa.operating_areas',
+  table: operatingAreasTable,
   key: 'area_key',
   goneColumn: 'deleted_at',
   keyOf: (r) => r.area_key,

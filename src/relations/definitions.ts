@@ -1,0 +1,50 @@
+import { asOfSql, hasHistory, historyCommentsSql, historyRelationsSql, historyTriggerSql, keepHistorySql, versionsSql, type HistoryTable } from './history-sql.js';
+import { entities, ordered } from './index.js';
+import { tableCommentsSql, type TableDefinition } from './table.js';
+
+/**
+ * A database object that is defined, not migrated: re-applied (CREATE OR REPLACE) whenever its SQL
+ * changes, after those it names in `after`. The same interface as src/db/definitions.ts of the
+ * definitions runner (h-defs); declared here until the two branches meet, then imported from there.
+ */
+export interface Definition {
+  /** Unique among all definitions; what `after` names. */
+  readonly name: string;
+  readonly sql: string;
+  readonly after: readonly string[];
+  readonly kind: 'view' | 'function' | 'trigger' | 'other';
+}
+
+/** Every relation's table declaration, in write order (a pair after its line). */
+export function relationTables(): TableDefinition[] {
+  return ordered('after').map((r) => entities[r].table);
+}
+
+/** The declarations of the relations that keep every version: HISTORY_RELATIONS and efa.history_relations() list these. */
+export function historyTables(): HistoryTable[] {
+  return relationTables().filter(hasHistory);
+}
+
+/**
+ * What every relation's declaration generates besides its tables (which src/db/table-sync.ts
+ * creates): the comments of the table and its columns, and for a relation with history its trigger
+ * function and trigger, efa.<relation>_as_of, efa.<relation>_versions and its history table's
+ * comments; then efa.history_relations() over them all.
+ */
+export function relationDefinitions(): Definition[] {
+  const out: Definition[] = [];
+  for (const t of relationTables()) {
+    const n = `${t.schema}.${t.name}`;
+    out.push({ name: `${n} comments`, kind: 'other', after: [], sql: tableCommentsSql(t) });
+    if (!hasHistory(t)) continue;
+    out.push(
+      { name: `${n}_keep_history()`, kind: 'function', after: [], sql: keepHistorySql(t) },
+      { name: `${n}_history trigger`, kind: 'trigger', after: [`${n}_keep_history()`], sql: historyTriggerSql(t) },
+      { name: `${n}_as_of(timestamptz)`, kind: 'function', after: [], sql: asOfSql(t) },
+      { name: `${n}_versions(text, text)`, kind: 'function', after: [], sql: versionsSql(t) },
+      { name: `${n}_history comments`, kind: 'other', after: [], sql: historyCommentsSql(t) },
+    );
+  }
+  out.push({ name: 'efa.history_relations()', kind: 'function', after: [], sql: historyRelationsSql(historyTables()) });
+  return out;
+}
