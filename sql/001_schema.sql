@@ -60,14 +60,6 @@ CREATE INDEX pins_geom_gix ON efa.pins USING gist (geom);
 CREATE INDEX pins_type_idx ON efa.pins (type);
 CREATE INDEX pins_id_idx ON efa.pins (id) WHERE id IS NOT NULL;
 
-CREATE VIEW efa.stops AS
-  SELECT id AS stop_id, pin_key, name, mot_types, geom, attrs, first_run, changed_run, deleted_at
-  FROM efa.pins WHERE type = 'STOP';
-
-CREATE VIEW efa.pois AS
-  SELECT pin_key, type, id, name, geom, attrs, first_run, changed_run, deleted_at
-  FROM efa.pins WHERE type IN ('POI_POINT', 'POI_AREA');
-
 CREATE TABLE efa.lines (
   line_key     text PRIMARY KEY,
   line_id      text,

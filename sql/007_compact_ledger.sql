@@ -37,43 +37,9 @@ INSERT INTO efa.change_sets (run_id, source, relation, op, detail, keys, at)
   FROM efa.changes GROUP BY run_id, source, relation, op, detail
   ORDER BY min(change_id);
 
-DROP VIEW efa.changes_per_run;
+DROP VIEW IF EXISTS efa.changes_per_run;
 DROP TABLE efa.run_seen;
 DROP TABLE efa.changes;
-
--- A key seen by two tiles of one run (a pin on their shared edge) appears once per tile.
-CREATE VIEW efa.run_seen AS
-  SELECT s.run_id, s.relation, k.key, s.source
-  FROM efa.run_seen_sets s CROSS JOIN LATERAL unnest(s.keys) AS k(key);
-
--- change_id: the set's id in the high 32 bits, the key's place in the set in the low ones, so it
--- increases in the order the changes were written, as before.
-CREATE VIEW efa.changes AS
-  SELECT (c.set_id << 32) + k.n AS change_id, c.run_id, c.relation, k.key, c.op, c.detail, c.at, c.source
-  FROM efa.change_sets c CROSS JOIN LATERAL unnest(c.keys) WITH ORDINALITY AS k(key, n);
-
-CREATE VIEW efa.changes_per_run AS
-  SELECT c.run_id, r.job_name, r.status, r.started_at, r.finished_at, c.relation,
-         coalesce(sum(cardinality(c.keys)) FILTER (WHERE c.op = 'insert'), 0)::int AS inserted,
-         coalesce(sum(cardinality(c.keys)) FILTER (WHERE c.op = 'update'), 0)::int AS updated,
-         coalesce(sum(cardinality(c.keys)) FILTER (WHERE c.op = 'delete'), 0)::int AS deleted,
-         coalesce(sum(cardinality(c.keys)) FILTER (WHERE c.detail = 'revived'), 0)::int AS revived,
-         sum(cardinality(c.keys))::int AS total,
-         r.source
-  FROM efa.change_sets c
-  JOIN efa.runs r ON r.run_id = c.run_id
-  GROUP BY c.run_id, r.job_name, r.status, r.started_at, r.finished_at, c.relation, r.source;
-
--- Seen before in the same scope: asked for the few keys a run did not see; an array holds them.
-CREATE OR REPLACE FUNCTION efa.seen_in_scope_before(p_run bigint, p_relation text, p_key text)
-RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT EXISTS (
-    SELECT 1 FROM efa.runs me
-    JOIN efa.runs r ON r.source = me.source AND r.run_id < p_run
-                   AND r.scope -> 'relations' -> p_relation = me.scope -> 'relations' -> p_relation
-    JOIN efa.run_seen_sets s ON s.run_id = r.run_id AND s.relation = p_relation AND p_key = ANY (s.keys)
-    WHERE me.run_id = p_run)
-$$;
 
 COMMENT ON TABLE efa.run_seen_sets IS 'What each run saw, one row per written batch (a tile''s or a stop''s keys): read it through efa.run_seen.';
 COMMENT ON COLUMN efa.run_seen_sets.set_id IS 'Surrogate key, increasing.';
@@ -92,32 +58,3 @@ COMMENT ON COLUMN efa.change_sets.detail IS 'Why, where op alone does not say it
 COMMENT ON COLUMN efa.change_sets.keys IS 'The changed rows'' keys in that table, in the order they were written.';
 COMMENT ON COLUMN efa.change_sets.at IS 'When the changes were written.';
 
-COMMENT ON VIEW efa.run_seen IS 'The keys each run saw, per relation (efa.run_seen_sets, one row per key): the basis of deletion detection (what a complete sweep did not see is marked deleted/ended) and of resume. A key two tiles of a run both answered appears twice.';
-COMMENT ON COLUMN efa.run_seen.run_id IS 'The run (efa.runs).';
-COMMENT ON COLUMN efa.run_seen.relation IS 'Entity table name: pins, lines, stop_lines, notices, sharing_providers or operating_areas.';
-COMMENT ON COLUMN efa.run_seen.key IS 'The row''s key in that table (stop_lines: stop_id || ''|'' || line_key).';
-COMMENT ON COLUMN efa.run_seen.source IS 'The run''s source.';
-
-COMMENT ON VIEW efa.changes IS 'Change log (efa.change_sets, one row per change): one row per insert, content update, revival or deletion of an entity row, with the run that made it. A run against an unchanged API writes none.';
-COMMENT ON COLUMN efa.changes.change_id IS 'Surrogate key, increasing in the order the changes were written.';
-COMMENT ON COLUMN efa.changes.run_id IS 'The run that made the change (efa.runs).';
-COMMENT ON COLUMN efa.changes.relation IS 'Entity table name: pins, lines, stop_lines, notices, sharing_providers or operating_areas.';
-COMMENT ON COLUMN efa.changes.key IS 'The row''s key in that table (stop_lines: stop_id || ''|'' || line_key).';
-COMMENT ON COLUMN efa.changes.op IS 'insert, update (content changed, or revived) or delete (deleted_at / ended_at set).';
-COMMENT ON COLUMN efa.changes.detail IS 'Why, where op alone does not say it: revived (an update that cleared deleted_at), ended (a notice no longer published); NULL otherwise.';
-COMMENT ON COLUMN efa.changes.at IS 'When the change was written.';
-COMMENT ON COLUMN efa.changes.source IS 'The source of the changed row (always the run''s).';
-
-COMMENT ON VIEW efa.changes_per_run IS 'efa.changes counted per run and relation: what each run inserted, updated, revived and deleted.';
-COMMENT ON COLUMN efa.changes_per_run.run_id IS 'The run (efa.runs).';
-COMMENT ON COLUMN efa.changes_per_run.job_name IS 'efa.runs.job_name of the run.';
-COMMENT ON COLUMN efa.changes_per_run.status IS 'efa.runs.status of the run.';
-COMMENT ON COLUMN efa.changes_per_run.started_at IS 'efa.runs.started_at of the run.';
-COMMENT ON COLUMN efa.changes_per_run.finished_at IS 'efa.runs.finished_at of the run.';
-COMMENT ON COLUMN efa.changes_per_run.relation IS 'Entity table name (efa.changes.relation).';
-COMMENT ON COLUMN efa.changes_per_run.inserted IS 'Rows inserted (op = insert).';
-COMMENT ON COLUMN efa.changes_per_run.updated IS 'Rows updated (op = update), revivals included.';
-COMMENT ON COLUMN efa.changes_per_run.deleted IS 'Rows marked deleted or ended (op = delete).';
-COMMENT ON COLUMN efa.changes_per_run.revived IS 'Of the updates, rows that came back after being marked deleted (detail = revived).';
-COMMENT ON COLUMN efa.changes_per_run.total IS 'All changes of the run in the relation.';
-COMMENT ON COLUMN efa.changes_per_run.source IS 'The run''s source.';

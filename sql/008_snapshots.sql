@@ -81,58 +81,6 @@ CREATE TABLE efa.parking_snapshots (
 CREATE INDEX parking_snapshots_geom_idx ON efa.parking_snapshots USING gist (geom);
 CREATE INDEX parking_snapshots_key_idx ON efa.parking_snapshots (source, parking_key, taken_at DESC);
 
--- The partitioned tables, in one place for both functions.
-CREATE FUNCTION efa.snapshot_tables() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
-  SELECT ARRAY['snapshot_tiles', 'vehicle_snapshots', 'parking_snapshots']
-$$;
-
--- Creates the partitions of one UTC day (efa.<table>_YYYYMMDD) if they do not exist. Two snapshot
--- jobs of different sources may start the same day at once: a transaction-scoped advisory lock
--- serialises them, and a partition created meanwhile by a process without the lock (duplicate_table)
--- is taken as done.
-CREATE FUNCTION efa.ensure_snapshot_partitions(day date) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  t text;
-  part text;
-BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('efa-sync:snapshot-partitions'));
-  FOREACH t IN ARRAY efa.snapshot_tables() LOOP
-    part := t || '_' || to_char(day, 'YYYYMMDD');
-    IF to_regclass('efa.' || part) IS NULL THEN
-      BEGIN
-        EXECUTE format('CREATE TABLE efa.%I PARTITION OF efa.%I FOR VALUES FROM (%L) TO (%L)',
-                       part, t, (day::timestamp AT TIME ZONE 'UTC'), ((day + 1)::timestamp AT TIME ZONE 'UTC'));
-      EXCEPTION WHEN duplicate_table THEN
-        NULL;
-      END;
-    END IF;
-  END LOOP;
-END $$;
-
--- Drops the whole partitions of days before `keep_from` (UTC), and the snapshot records of those
--- days; returns the partitions dropped. Rows are never deleted one by one.
-CREATE FUNCTION efa.drop_snapshot_partitions(keep_from date) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('efa-sync:snapshot-partitions'));
-  FOR r IN
-    SELECT c.relname::text AS part
-    FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid
-    JOIN pg_class p ON p.oid = i.inhparent
-    JOIN pg_namespace n ON n.oid = p.relnamespace
-    WHERE n.nspname = 'efa' AND p.relname = ANY (efa.snapshot_tables())
-      AND c.relname ~ '_[0-9]{8}$'
-      AND to_date(right(c.relname, 8), 'YYYYMMDD') < keep_from
-    ORDER BY 1
-  LOOP
-    EXECUTE format('DROP TABLE efa.%I', r.part);
-    RETURN NEXT r.part;
-  END LOOP;
-  DELETE FROM efa.snapshots WHERE taken_at < (keep_from::timestamp AT TIME ZONE 'UTC');
-END $$;
-
 COMMENT ON TABLE efa.snapshots IS 'One row per snapshot (a snapshot run and its kind, vehicles or parking): when it was taken, whether it is complete (every tile answered whole), partial (some tiles failed or were capped: their area is a gap, see efa.snapshot_tiles) or failed, and what it cost. Views count only complete snapshots, so a gap never reads as "no vehicles there".';
 COMMENT ON COLUMN efa.snapshots.run_id IS 'The snapshot run (efa.runs).';
 COMMENT ON COLUMN efa.snapshots.kind IS 'vehicles (efa.vehicle_snapshots) or parking (efa.parking_snapshots).';
@@ -193,10 +141,6 @@ COMMENT ON COLUMN efa.parking_snapshots.capacity IS 'Places in total.';
 COMMENT ON COLUMN efa.parking_snapshots.free IS 'Free places now (real-time occupancy); null when the answer had none for this object.';
 COMMENT ON COLUMN efa.parking_snapshots.occupied IS 'Occupied places now, where the answer says.';
 COMMENT ON COLUMN efa.parking_snapshots.geom IS 'Position (Point, EPSG:4326).';
-
-COMMENT ON FUNCTION efa.ensure_snapshot_partitions(date) IS 'Creates the day''s partitions of the snapshot tables if missing (serialised by an advisory lock; safe for concurrent jobs).';
-COMMENT ON FUNCTION efa.drop_snapshot_partitions(date) IS 'Drops the partitions of days before the given UTC day, whole, and their efa.snapshots records; returns the partitions dropped.';
-COMMENT ON FUNCTION efa.snapshot_tables() IS 'The partitioned snapshot tables.';
 
 -- Sharing vehicles are no longer stored as pins (src/entities/pins.ts SHARING_VEHICLE_TYPES): those
 -- stored before are retired here, once, so the next night does not read them as mass deletions.

@@ -10,15 +10,6 @@ ALTER TABLE efa.snapshot_tiles ADD CONSTRAINT snapshot_tiles_status_check
   CHECK (status IN ('done', 'incomplete', 'capped', 'split', 'failed'));
 COMMENT ON COLUMN efa.snapshot_tiles.status IS 'done: answered whole (ok before schema version 16); incomplete: answered with rejected records or records outside the box (objects may be missing); capped: hit max and too small to split (objects may be missing); split: hit max, its children were requested; failed: not looked at (request failed or answer not trusted). The words of efa.run_tiles.status.';
 
--- efa.run_tiles.split repeated status = 'split', and the code wrote both: the database derives it now,
--- so the two cannot disagree (a column, not a generated one, so rows written as before still load).
-CREATE FUNCTION efa.run_tiles_split() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  NEW.split := NEW.status = 'split';
-  RETURN NEW;
-END $$;
-CREATE TRIGGER run_tiles_split BEFORE INSERT OR UPDATE OF status, split ON efa.run_tiles
-  FOR EACH ROW EXECUTE FUNCTION efa.run_tiles_split();
 COMMENT ON COLUMN efa.run_tiles.split IS 'True when the tile was split (status = split); set by the database from status.';
 
 -- An interrupted run is resumed in its own row (the same run_id, a new lease): no run resumes another.

@@ -16,11 +16,3 @@ ALTER TABLE efa.notices DROP CONSTRAINT notices_first_run_fkey, DROP CONSTRAINT 
 ALTER TABLE efa.sharing_providers DROP CONSTRAINT sharing_providers_first_run_fkey, DROP CONSTRAINT sharing_providers_changed_run_fkey;
 ALTER TABLE efa.operating_areas DROP CONSTRAINT operating_areas_first_run_fkey, DROP CONSTRAINT operating_areas_changed_run_fkey;
 
-CREATE FUNCTION efa.runs_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'efa.runs is append-only: the first_run and changed_run of every relation, and its history, name these runs'
-    USING HINT = 'To start a warehouse afresh, drop schema efa (DROP SCHEMA efa CASCADE) and run efa-sync migrate.';
-END $$;
-CREATE TRIGGER runs_append_only BEFORE DELETE ON efa.runs FOR EACH ROW EXECUTE FUNCTION efa.runs_append_only();
-CREATE TRIGGER runs_no_truncate BEFORE TRUNCATE ON efa.runs FOR EACH STATEMENT EXECUTE FUNCTION efa.runs_append_only();
-COMMENT ON FUNCTION efa.runs_append_only() IS 'Refuses DELETE and TRUNCATE on efa.runs: every relation''s first_run and changed_run name a run (no foreign key checks them per row since schema version 17).';

@@ -2,19 +2,23 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { packageRoot } from '../util/package-root.js';
 import { relationDefinitions } from '../relations/definitions.js';
 import { backfillRunScopes } from './backfill.js';
 import type { Db } from './connect.js';
+import { applyDefinitions, readDefinitionFiles } from './definitions.js';
 import { LEGACY_CHECKSUMS } from './legacy-checksums.js';
-import { advisoryKeyHolder, LockedError } from './lock.js';
+import { bootstrapLockWaitS, explainLockTimeout, migrationLockKey, migrationLockStatement, sqlDir } from './migration-lock.js';
 import { syncRelationTables } from './table-sync.js';
+
+export { bootstrapLockWaitS, sqlDir };
 
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly script: string;
   readonly checksum: string;
+  /** The checksums an applied migration may have recorded: the file's, and those of its released bytes before (legacy-checksums.ts). */
+  readonly accepted: readonly string[];
 }
 
 /** An applied migration whose file changed afterwards: the schema may not be what the file says. */
@@ -26,7 +30,6 @@ export class MigrationChecksumError extends Error {
 }
 
 const fileNamePattern = /^(\d{3})_([a-z0-9_]+)\.sql$/;
-export const sqlDir = join(packageRoot, 'sql');
 
 export async function readMigrations(dir = sqlDir): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => fileNamePattern.test(f)).sort();
@@ -34,43 +37,23 @@ export async function readMigrations(dir = sqlDir): Promise<Migration[]> {
     files.map(async (file) => {
       const [, version, name] = fileNamePattern.exec(file) as RegExpExecArray;
       const script = await readFile(join(dir, file), 'utf8');
-      return { version: Number(version), name: name ?? file, script, checksum: createHash('sha256').update(script).digest('hex') };
+      const checksum = createHash('sha256').update(script).digest('hex');
+      return { version: Number(version), name: name ?? file, script, checksum, accepted: [checksum, ...(LEGACY_CHECKSUMS[Number(version)] ?? [])] };
     }),
-  );
-}
-
-// Any fixed number shared by all efa-sync processes: the lock of a database without efa.schema_migrations
-// yet (any role may take an advisory key, so that wait is bounded and names the holder).
-const migrationLockKey = 4_711_001;
-/** How long the first migrate of a database waits for the fixed key before naming who holds it. */
-export const bootstrapLockWaitS = 60;
-
-/**
- * The statement that serialises migrations: from version 20 on an EXCLUSIVE lock on a table in
- * efa_private, which a reader can neither take nor block (sql/020); before, the fixed advisory key,
- * waited for at most bootstrapLockWaitS.
- */
-async function migrationLockStatement(db: Db): Promise<string> {
-  const r = await sql<{ t: string | null }>`SELECT to_regclass('efa_private.migration_lock')::text AS t`.execute(db.kysely);
-  return r.rows[0]?.t ? 'LOCK TABLE efa_private.migration_lock IN EXCLUSIVE MODE;' : `SET LOCAL lock_timeout = '${bootstrapLockWaitS}s'; SELECT pg_advisory_xact_lock(${migrationLockKey});`;
-}
-
-/** A wait for the fixed key that ran out: exit 4, naming the session that holds it (pg_locks, pg_stat_activity). */
-async function explainLockTimeout(db: Db, error: unknown): Promise<never> {
-  if ((error as { code?: unknown } | null)?.code !== '55P03') throw error;
-  const holder = await advisoryKeyHolder(db, migrationLockKey).catch(() => undefined);
-  throw new LockedError(
-    `migrations wait for advisory lock ${migrationLockKey}, held for more than ${bootstrapLockWaitS} s by ${holder ?? 'another session'}: ` +
-      'if that is no efa-sync migrate, end it (SELECT pg_terminate_backend(<pid>)) and run again; once migration 20 is applied no reader can take this lock',
   );
 }
 
 export interface MigrateResult {
   readonly applied: readonly number[];
   readonly current: number;
+  /** The definitions (views, functions, triggers) applied again because they, or one they read, changed. */
+  readonly definitions: readonly string[];
 }
 
-/** Applies the sql/ migrations not yet applied, each in its own transaction, recording them. Idempotent. */
+/**
+ * Applies the sql/ migrations not yet applied, each in its own transaction, recording them; then brings the
+ * relation tables and the definitions of `dir` (views/, functions/) up to date. Idempotent.
+ */
 export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
   const migrations = await readMigrations(dir);
   // Under the migration lock: two first runs on an empty database would both create the schema,
@@ -93,7 +76,7 @@ export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
   for (const m of migrations) {
     const done = await db.kysely.selectFrom('efa.schema_migrations').select(['checksum']).where('version', '=', m.version).executeTakeFirst();
     if (done) {
-      if (done.checksum !== m.checksum && !LEGACY_CHECKSUMS[m.version]?.includes(done.checksum)) throw new MigrationChecksumError(m.version, `${String(m.version).padStart(3, '0')}_${m.name}.sql`);
+      if (!m.accepted.includes(done.checksum)) throw new MigrationChecksumError(m.version, `${String(m.version).padStart(3, '0')}_${m.name}.sql`);
       continue;
     }
     // One script per transaction; the lock and the re-check make a concurrent migrate a no-op.
@@ -117,19 +100,30 @@ export async function migrate(db: Db, dir = sqlDir): Promise<MigrateResult> {
     );
     if (appliedNow) applied.push(m.version);
   }
+  // The relation modules describe today's tables: a folder of older migrations (a test building an old
+  // warehouse) gets neither their tables synced nor their definitions, only the definitions of that folder.
+  if (dir === sqlDir) await syncRelationTables(db);
+  const definitions = [...(await readDefinitionFiles(dir)), ...(dir === sqlDir ? relationDefinitions() : [])];
+  const { applied: appliedDefinitions } = await applyDefinitions(db, definitions);
   // Version 4 introduced run scopes; runs written before it get theirs from the job they recorded.
   if (applied.includes(4)) await backfillRunScopes(db.kysely);
-  // The relations' declarations describe the schema the package's own migrations leave; a partial
-  // set (a test building an older warehouse) gets neither the synced tables nor the definitions.
-  if (dir === sqlDir) {
-    await syncRelationTables(db);
-    // Until the definitions runner (h-defs) records their checksums: the generated definitions are
-    // re-applied whenever this call applied a migration, so an up-to-date database runs no DDL.
-    if (applied.length > 0) {
-      const lock = await migrationLockStatement(db);
-      await db.exec(`BEGIN;\n${lock}\n${relationDefinitions().map((d) => d.sql).join('\n')}\nCOMMIT;`);
-    }
-  }
+  if (applied.includes(28)) await rollUpStoredSnapshots(db);
   const row = await sql<{ v: number | null }>`SELECT max(version) AS v FROM efa.schema_migrations`.execute(db.kysely);
-  return { applied, current: row.rows[0]?.v ?? 0 };
+  return { applied, current: row.rows[0]?.v ?? 0, definitions: appliedDefinitions };
+}
+
+/**
+ * Version 28 keeps hourly roll-ups that the snapshot writer adds to with efa.rollup_snapshot; the
+ * snapshots stored before it are added here, oldest first (so the latest positions end with the
+ * newest), once the function exists: it is a definition, applied after the numbered migrations.
+ */
+async function rollUpStoredSnapshots(db: Db): Promise<void> {
+  await db.exec(`DO $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT run_id, kind FROM efa.snapshots WHERE NOT rolled_up ORDER BY taken_at, run_id LOOP
+    PERFORM efa.rollup_snapshot(r.run_id, r.kind);
+  END LOOP;
+END $$;`);
 }

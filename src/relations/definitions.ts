@@ -1,19 +1,9 @@
+import type { Definition } from '../db/definitions.js';
 import { asOfSql, hasHistory, historyCommentsSql, historyRelationsSql, historyTriggerSql, keepHistorySql, versionsSql, type HistoryTable } from './history-sql.js';
 import { entities, ordered } from './index.js';
 import { tableCommentsSql, type TableDefinition } from './table.js';
 
-/**
- * A database object that is defined, not migrated: re-applied (CREATE OR REPLACE) whenever its SQL
- * changes, after those it names in `after`. The same interface as src/db/definitions.ts of the
- * definitions runner (h-defs); declared here until the two branches meet, then imported from there.
- */
-export interface Definition {
-  /** Unique among all definitions; what `after` names. */
-  readonly name: string;
-  readonly sql: string;
-  readonly after: readonly string[];
-  readonly kind: 'view' | 'function' | 'trigger' | 'other';
-}
+export type { Definition };
 
 /** Every relation's table declaration, in write order (a pair after its line). */
 export function relationTables(): TableDefinition[] {
