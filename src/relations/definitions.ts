@@ -25,16 +25,18 @@ export function relationDefinitions(): Definition[] {
   const out: Definition[] = [];
   for (const t of relationTables()) {
     const n = `${t.schema}.${t.name}`;
-    out.push({ name: `${n} comments`, kind: 'other', after: [], sql: tableCommentsSql(t) });
+    // Named as the definitions runner wants (schema.name, lower case): the object's own name where
+    // it is one (a rebuild drops what carries it), else the table's name and what the SQL makes.
+    out.push({ name: `${n}_comments`, kind: 'other', after: [], sql: tableCommentsSql(t) });
     if (!hasHistory(t)) continue;
     out.push(
-      { name: `${n}_keep_history()`, kind: 'function', after: [], sql: keepHistorySql(t) },
-      { name: `${n}_history trigger`, kind: 'trigger', after: [`${n}_keep_history()`], sql: historyTriggerSql(t) },
-      { name: `${n}_as_of(timestamptz)`, kind: 'function', after: [], sql: asOfSql(t) },
-      { name: `${n}_versions(text, text)`, kind: 'function', after: [], sql: versionsSql(t) },
-      { name: `${n}_history comments`, kind: 'other', after: [], sql: historyCommentsSql(t) },
+      { name: `${n}_keep_history`, kind: 'function', after: [], sql: keepHistorySql(t) },
+      { name: `${n}_history_trigger`, kind: 'trigger', after: [`${n}_keep_history`], sql: historyTriggerSql(t) },
+      { name: `${n}_as_of`, kind: 'function', after: [], sql: asOfSql(t) },
+      { name: `${n}_versions`, kind: 'function', after: [], sql: versionsSql(t) },
+      { name: `${n}_history_comments`, kind: 'other', after: [], sql: historyCommentsSql(t) },
     );
   }
-  out.push({ name: 'efa.history_relations()', kind: 'function', after: [], sql: historyRelationsSql(historyTables()) });
+  out.push({ name: 'efa.history_relations', kind: 'function', after: [], sql: historyRelationsSql(historyTables()) });
   return out;
 }
