@@ -78,7 +78,7 @@ export function generateWorld(opts: GenerateOptions): World {
   const ids = pins.stopIdScheme === 'local' ? ` stopIds=local localIdBase=${opts.localIdBase ?? DEFAULT_LOCAL_ID_BASE}` : '';
   return new World({
     pins, network: new Network(lines), notices, providers, today,
-    origin: `generated seed=${seed} size=${size}${ids}${opts.stations ? ` stations=${opts.stations}` : ""}`, seed,
+    origin: `generated seed=${seed} size=${size}${ids}${opts.stations ? ` stations=${opts.stations}` : ''}`, seed,
     stations: generateStations(makeRng(hash32(seed, 17)), providers, opts.stations ?? 0),
   });
 }
