@@ -29,6 +29,11 @@ BEGIN
     SELECT count(*) INTO n FROM efa.sharing_providers WHERE source = v_source AND deleted_at IS NULL;
   ELSIF p_relation = 'operating_areas' THEN
     SELECT count(*) INTO n FROM efa.operating_areas WHERE source = v_source AND deleted_at IS NULL;
+  ELSIF p_relation = 'sharing_stations' THEN
+    -- As pins: the live stations inside the run's region (efa.gone_sharing_stations looks nowhere else).
+    v_rect := efa.is_rectangle(v_region);
+    SELECT count(*) INTO n FROM efa.sharing_stations s
+    WHERE s.source = v_source AND s.deleted_at IS NULL AND s.geom && v_region AND (v_rect OR ST_Intersects(v_region, s.geom));
   ELSE
     RAISE EXCEPTION 'efa.live_in_scope: unknown relation %', p_relation;
   END IF;

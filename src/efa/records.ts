@@ -101,6 +101,34 @@ export const providerSchema = z.object({
   attrs: attrsSchema,
 });
 
+/** One vehicle kind's slots at a sharing station (the published schema's `slots`); null where not sent. */
+export const slotCountsSchema = z.object({
+  total: z.int().nonnegative().nullable(),
+  empty: z.int().nonnegative().nullable(),
+  freeVehicles: z.int().nonnegative().nullable(),
+});
+
+/**
+ * A station of station-based sharing (rapidJSON `coordInfoDetails.station`, read off the CoordInfo
+ * objects that carry one: the station itself, or a vehicle standing at it). Keyed by its provider
+ * and its id, as the provider numbers its stations itself.
+ */
+export const sharingStationSchema = z.object({
+  providerId: z.string().min(1),
+  id: z.string().min(1),
+  name: z.string(),
+  coord: coordSchema,
+  operatingAreaId: z.string().min(1).optional(),
+  /** The station's number as the provider shows it (`stNum`). */
+  number: z.string().optional(),
+  address: z.string().optional(),
+  /** Per vehicle kind as the schema names it (car, carElectric, bike, eBike, combined, ...). */
+  slots: z.record(z.string(), slotCountsSchema),
+  /** `oOS`: the station is out of service; absent when the answer does not say. */
+  outOfService: z.boolean().optional(),
+  attrs: attrsSchema,
+});
+
 /** A record that could not be normalised; kept for `efa.rejects`, never silently dropped. */
 export const rejectSchema = z.object({
   operation: z.enum(OPERATIONS),
@@ -130,6 +158,8 @@ export type Position = z.infer<typeof positionSchema>;
 export type Area = z.infer<typeof areaSchema>;
 export type CoordOrder = z.infer<typeof coordOrderSchema>;
 export type Provider = z.infer<typeof providerSchema>;
+export type SlotCounts = z.infer<typeof slotCountsSchema>;
+export type SharingStation = z.infer<typeof sharingStationSchema>;
 export type Reject = z.infer<typeof rejectSchema>;
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
 

@@ -9,7 +9,7 @@ import type { TableDefinition } from './table.js';
  * `efa.gone_<relation>(run_id)` is SQL written by hand (sql/004_sources.sql).
  */
 
-export const RELATIONS = ['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas'] as const;
+export const RELATIONS = ['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas', 'sharing_stations'] as const;
 export type Relation = (typeof RELATIONS)[number];
 
 /** A value as it travels in a COPY row. */

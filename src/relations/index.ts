@@ -5,6 +5,7 @@ import { lines } from './lines.js';
 import { notices } from './notices.js';
 import { pins } from './pins.js';
 import { operatingAreas, sharingProviders } from './sharing.js';
+import { sharingStations } from './sharing-stations.js';
 import { stopLines } from './stop-lines.js';
 
 export * from './entity.js';
@@ -15,6 +16,7 @@ export { lineKey, lines, linesTable, toLineRow, type LineRow } from './lines.js'
 export { pairKey, stopLines, stopLinesTable, type StopLineRow } from './stop-lines.js';
 export { notices, noticesTable, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
 export { areaKey, operatingAreas, operatingAreasTable, repairedAreaGeometry, sharingProviders, sharingProvidersTable, toProviderRows, type AreaRow, type PolygonRings, type ProviderRow } from './sharing.js';
+export { sharingStations, sharingStationsTable, stationKey, toStationRow, type StationRow } from './sharing-stations.js';
 
 /** Every entity, by relation; their order is what each says it comes `after` (ordered). */
 export const entities: { readonly [R in Relation]: Entity<never> } = {
@@ -24,6 +26,7 @@ export const entities: { readonly [R in Relation]: Entity<never> } = {
   notices,
   sharing_providers: sharingProviders,
   operating_areas: operatingAreas,
+  sharing_stations: sharingStations,
 } as { readonly [R in Relation]: Entity<never> };
 
 /**

@@ -3,6 +3,7 @@ import { todayUtc } from './dates.js';
 import { pointInRing } from './geo.js';
 import { generateLines, generateNotices, generateProviders } from './generate-extras.js';
 import { SimulatorOptionError } from './errors.js';
+import { generateStations } from './generate-stations.js';
 import { GeneratedPins, typeCodeFor, type StopNumbering } from './generate-pins.js';
 import { Network } from './network.js';
 import { gaussian, hash32, makeRng } from './rng.js';
@@ -28,6 +29,8 @@ export interface GenerateOptions {
   readonly stopIds?: StopIdScheme;
   /** First local stop id (default DEFAULT_LOCAL_ID_BASE); only with `stopIds: 'local'`. */
   readonly localIdBase?: number;
+  /** Sharing stations (bike and car providers' areas); default none, so worlds without stations answer as they always did. */
+  readonly stations?: number;
 }
 
 export function generateWorld(opts: GenerateOptions): World {
@@ -74,7 +77,9 @@ export function generateWorld(opts: GenerateOptions): World {
   const notices = generateNotices(makeRng(hash32(seed, 13)), lines, today);
   const ids = pins.stopIdScheme === 'local' ? ` stopIds=local localIdBase=${opts.localIdBase ?? DEFAULT_LOCAL_ID_BASE}` : '';
   return new World({
-    pins, network: new Network(lines), notices, providers, today, origin: `generated seed=${seed} size=${size}${ids}`, seed,
+    pins, network: new Network(lines), notices, providers, today,
+    origin: `generated seed=${seed} size=${size}${ids}${opts.stations ? ` stations=${opts.stations}` : ''}`, seed,
+    stations: generateStations(makeRng(hash32(seed, 17)), providers, opts.stations ?? 0),
   });
 }
 

@@ -5,7 +5,7 @@
 import { inBox, pointInLonLatRing } from './geo.js';
 import { vehiclesInBox } from './moving/vehicles.js';
 import type { World } from './world.js';
-import type { BBox, Line, Notice, ObjectType, Pin, PinType, Provider, Stop } from './types.js';
+import type { BBox, Line, Notice, ObjectType, Pin, PinType, Provider, SharingStation, Stop } from './types.js';
 
 type Ring = readonly (readonly number[])[];
 export type TruthRegion =
@@ -43,6 +43,8 @@ export interface Truth {
   readonly stopLines: { stopId: string; lineId: string }[];
   readonly notices: Notice[];
   readonly providers: Provider[];
+  /** Sharing stations in the region, by provider and id: a sweep that lists sharing objects (ANY) finds them. */
+  readonly stations: SharingStation[];
 }
 
 /** Which stored pin types a set of requested object types returns (ANY = all but parking). */
@@ -121,5 +123,6 @@ export function computeTruth(world: World, region: TruthRegion, opts: TruthOptio
     stopLines,
     notices: world.currentNotices(opts.date ?? world.today),
     providers: world.providers(),
+    stations: wanted.has('SHARING') ? world.stationsInBox(box).filter((st) => contains(st.lon, st.lat)) : [],
   };
 }

@@ -125,3 +125,23 @@ export interface Provider {
   readonly vehicleType: VehicleKind;
   readonly areas: readonly Area[];
 }
+
+/**
+ * A station of station-based sharing: a fixed place where a provider's vehicles are rented and
+ * returned. Keyed by provider and id (providers number their stations themselves).
+ */
+export interface SharingStation {
+  readonly id: string;
+  readonly providerId: string;
+  /** The operating area it belongs to. */
+  readonly areaId: string;
+  readonly name: string;
+  readonly lon: number;
+  readonly lat: number;
+  /** Slots per vehicle kind, as the published schema names its `<kind>Slots` fields (bike, eBike, car). */
+  readonly capacity: Readonly<Record<string, number>>;
+  readonly outOfService: boolean;
+  /** The number the provider shows at the station (`stNum`). */
+  readonly number?: string;
+  readonly address?: string;
+}

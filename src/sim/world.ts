@@ -8,13 +8,16 @@ import { closeRing } from './geo.js';
 import { Network } from './network.js';
 import { PinLayer, type PinHit, type PinSource } from './pin-layer.js';
 import { computeTruth, type Truth, type TruthOptions, type TruthRegion } from './truth.js';
-import type { Area, BBox, Line, NewPin, Notice, Pin, PinType, Provider, PublicationStatus, Stop } from './types.js';
+import { inBox } from './geo.js';
+import type { Area, BBox, Line, NewPin, Notice, Pin, PinType, Provider, PublicationStatus, SharingStation, Stop } from './types.js';
 
 export interface WorldParts {
   readonly pins: PinSource;
   readonly network: Network;
   readonly notices: readonly Notice[];
   readonly providers: readonly Provider[];
+  /** Stations of station-based sharing; none unless the world was given some. */
+  readonly stations?: readonly SharingStation[];
   readonly today: string;
   /** Where the world came from, for logs: `generated seed=1 size=5000` or a directory. */
   readonly origin: string;
@@ -25,6 +28,9 @@ export interface WorldParts {
 type Types = Iterable<PinType> | undefined;
 const asSet = (t: Types): ReadonlySet<PinType> | undefined => (t ? new Set(t) : undefined);
 const byKey = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** A station's key in the world: its provider and its own id. */
+export const stationKey = (s: Pick<SharingStation, 'providerId' | 'id'>): string => `${s.providerId}/${s.id}`;
 
 export class World {
   readonly pinLayer: PinLayer;
@@ -36,6 +42,7 @@ export class World {
   readonly seed: number;
   private readonly noticeMap = new Map<string, Notice>();
   private readonly providerMap = new Map<string, Provider>();
+  private readonly stationMap = new Map<string, SharingStation>();
 
   constructor(parts: WorldParts) {
     this.pinLayer = new PinLayer(parts.pins);
@@ -45,6 +52,7 @@ export class World {
     this.seed = parts.seed ?? 0;
     for (const n of parts.notices) this.noticeMap.set(n.id, n);
     for (const p of parts.providers) this.providerMap.set(p.id, p);
+    for (const s of parts.stations ?? []) this.addStation(s);
   }
 
   get bbox(): BBox { return this.pinLayer.bbox; }
@@ -103,6 +111,10 @@ export class World {
   providers(): Provider[] { return [...this.providerMap.values()].sort(byKey); }
   provider(id: string): Provider | undefined { return this.providerMap.get(id); }
 
+  /** Sharing stations, by provider and id. Few enough (hundreds) to be scanned per request. */
+  stations(): SharingStation[] { return [...this.stationMap.values()].sort((a, b) => compareKeys(stationKey(a), stationKey(b))); }
+  stationsInBox(bbox: BBox): SharingStation[] { return this.stations().filter((s) => inBox(s.lon, s.lat, bbox)); }
+
   /** What an exhaustive sweep of the region must produce (see truth.ts). */
   truth(region: TruthRegion, opts: TruthOptions = {}): Truth { return computeTruth(this, region, opts); }
 
@@ -157,6 +169,21 @@ export class World {
       : [...p.areas, fixed];
     this.providerMap.set(providerId, { ...p, areas });
   }
+  addStation(s: SharingStation): void {
+    if (this.stationMap.has(stationKey(s))) throw new RangeError(`station already exists: ${stationKey(s)}`);
+    this.stationMap.set(stationKey(s), s);
+  }
+  changeStation(providerId: string, id: string, patch: Partial<Omit<SharingStation, 'id' | 'providerId'>>): SharingStation {
+    const cur = this.stationMap.get(stationKey({ providerId, id }));
+    if (!cur) throw new UnknownObjectError('station', `${providerId}/${id}`);
+    const next = { ...cur, ...patch };
+    this.stationMap.set(stationKey(cur), next);
+    return next;
+  }
+  removeStation(providerId: string, id: string): void {
+    if (!this.stationMap.delete(stationKey({ providerId, id }))) throw new UnknownObjectError('station', `${providerId}/${id}`);
+  }
+
   /** A provider leaves the deployment with all its areas (its OpArea answer no longer lists it). */
   removeProvider(id: string): void {
     if (!this.providerMap.delete(id)) throw new UnknownObjectError('provider', id);

@@ -1,6 +1,7 @@
 import { recordTiles, type TileRecord } from '../db/ledger.js';
 import type { CoordInfoBoxOptions, EfaResult, Pin } from '../efa/index.js';
-import { pins, toPinRow } from '../relations/index.js';
+import { pins, sharingStations, toPinRow } from '../relations/index.js';
+import { mergeRows } from '../db/merge.js';
 import { isSharingVehicle } from '../relations/pins.js';
 import { PARKING } from '../efa/records.js';
 import { createBoxStep, sweepBoxes, type BoxSink, type BoxSweepEnd, type Splitter, type TileOutcome } from '../harvest/index.js';
@@ -9,6 +10,7 @@ import { minTileOf, type SplitMemory, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal } from '../errors.js';
 import { createBacklog } from './backlog.js';
+import { ownedStationRows, withStationRejects } from './stations.js';
 import { keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../util/redact.js';
 
@@ -132,11 +134,17 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
     // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
     const rows = outcome.owned.filter((h) => !isSharingVehicle(h)).map(toPinRow);
     ctx.stats.vehiclesNotStored += outcome.owned.length - rows.length;
+    const stations = ownedStationRows(tile, outcome, ctx);
     // The request slot is free once the rows are handed off; the one writer commits in the order
     // it was given, so a split's record (awaited above) still commits before its children's rows.
-    await writes.add(rows.length, async () => {
+    await writes.add(rows.length + stations.length, async () => {
       try {
-        await ctx.transact.rows(pins, rows, { tile: tileRecord(tile, { status: outcome.status, ...done }), unit: tile.id, rejects: outcome.rejects });
+        // Handed to the writer before the tile's record: both commit in one transaction, or the
+        // stations first (a tile found pending again on resume merges them again, unchanged).
+        await Promise.all([
+          stations.length > 0 ? ctx.transact((tx) => mergeRows(tx, sharingStations, ctx.run, stations)) : undefined,
+          ctx.transact.rows(pins, rows, { tile: tileRecord(tile, { status: outcome.status, ...done }), unit: tile.id, rejects: outcome.rejects }),
+        ]);
       } catch (error) {
         if (isFatal(error)) throw error;
         const message = redactText(`writing its rows failed: ${errorText(error)}`, ctx.secrets);
@@ -160,7 +168,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
   };
   let end: BoxSweepEnd;
   try {
-    end = await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)), step, sink, {
+    end = await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)).then(withStationRejects), step, sink, {
       concurrency: ctx.job.rateLimit.concurrency,
       log: ctx.log,
       secrets: ctx.secrets,

@@ -10,6 +10,7 @@ import { parkingQuery, parkingHits, type ParkingQuery } from './parking.js';
 import { vehicleDetail } from './vehicle.js';
 import { vehicleFilter, type VehicleFilter } from './vehicle-filters.js';
 import { movingVehicleHits } from './moving-hits.js';
+import { stationHits } from './stations.js';
 
 /** One pin of an answer, dialect-neutral. */
 export interface PinOut {
@@ -176,6 +177,10 @@ export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = '
   for (const b of q.blocks) {
     const types = new Set<PinType>(pinTypesFor([b.type]));
     if (onlyVehicles) for (const t of types) if (t !== 'SHARING') types.delete(t);
+    // Stations answer the searches that list sharing objects, never a vehicle search (stations.ts).
+    if (types.has('SHARING') && q.vehicles === undefined) {
+      for (const out of stationHits(world, q, b.radius, centre, clock)) if (!hits.has(out.pin.key)) hits.set(out.pin.key, out);
+    }
     const moving = clock !== undefined && types.delete('SHARING');
     if (moving) for (const out of movingVehicleHits(world, q, b.radius, centre, clock)) if (!hits.has(out.pin.key)) hits.set(out.pin.key, out);
     if (types.size === 0) continue;

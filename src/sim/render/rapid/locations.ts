@@ -69,7 +69,8 @@ function coordInfoDetails(pin: PinOut['pin'], extra: Readonly<Record<string, unk
     const free = numberOr((realtime as Record<string, unknown>)['free']);
     return free === undefined ? undefined : { type: 'PARKING', parkingDataSet: { freePlaces: free, dataSource: 'REALTIME' } };
   }
-  if (pin.type !== 'SHARING') return undefined;
+  // A station comes with its coordInfoDetails already (ops/stations.ts), copied from the extras.
+  if (pin.type !== 'SHARING' || extra['coordInfoDetails'] !== undefined) return undefined;
   const kind = typeof extra['vehicleType'] === 'string' ? extra['vehicleType'] : '';
   const engine = typeof extra['engineType'] === 'string' ? extra['engineType'] : undefined;
   const areaId = typeof extra['opAreaId'] === 'string' ? extra['opAreaId'] : undefined;
