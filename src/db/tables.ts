@@ -132,6 +132,21 @@ export interface OperatingAreasTable extends Tracked {
   deleted_at: Timestamp | null;
 }
 
+export interface SharingStationsTable extends Tracked {
+  station_key: string;
+  provider_id: string;
+  station_id: string;
+  name: string;
+  geom: Geometry | null;
+  operating_area_id: string | null;
+  station_number: string | null;
+  address: string | null;
+  slots: Json;
+  out_of_service: boolean | null;
+  attrs: Json;
+  deleted_at: Timestamp | null;
+}
+
 export interface ChangesTable {
   change_id: Generated<string>;
   run_id: string;
@@ -170,6 +185,7 @@ export interface Database {
   'efa.notices': NoticesTable;
   'efa.sharing_providers': SharingProvidersTable;
   'efa.operating_areas': OperatingAreasTable;
+  'efa.sharing_stations': SharingStationsTable;
   'efa.run_seen': RunSeenTable;
   'efa.changes': ChangesTable;
   'efa.rejects': RejectsTable;

@@ -184,7 +184,7 @@ describe('relation declarations: the lists derived from them', () => {
 
   it('HISTORY_RELATIONS are the declarations with history', () => {
     expect([...HISTORY_RELATIONS]).toEqual(historyTables().map((x) => x.name));
-    expect([...HISTORY_RELATIONS]).toEqual(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas']);
+    expect([...HISTORY_RELATIONS]).toEqual(['pins', 'lines', 'stop_lines', 'notices', 'sharing_providers', 'operating_areas', 'sharing_stations']);
   });
 
   it("the kysely types of src/db/tables.ts name the declared columns", () => {
@@ -197,6 +197,7 @@ describe('relation declarations: the lists derived from them', () => {
       notices: { fid: true, source: true, notice_id: true, type: true, title: true, text: true, valid_from: true, valid_to: true, severity: true, lines: true, attrs: true, content_hash: true, first_run: true, changed_run: true, ended_at: true },
       sharing_providers: { fid: true, source: true, provider_id: true, name: true, vehicle_type: true, attrs: true, content_hash: true, first_run: true, changed_run: true, deleted_at: true },
       operating_areas: { fid: true, source: true, area_key: true, provider_id: true, area_id: true, name: true, geom: true, in_region: true, attrs: true, content_hash: true, first_run: true, changed_run: true, deleted_at: true },
+      sharing_stations: { fid: true, source: true, station_key: true, provider_id: true, station_id: true, name: true, geom: true, operating_area_id: true, station_number: true, address: true, slots: true, out_of_service: true, attrs: true, content_hash: true, first_run: true, changed_run: true, deleted_at: true },
     };
     for (const r of RELATIONS) expect(Object.keys(kysely[r]).sort(), r).toEqual(entities[r].table.columns.map((c) => c.name).sort());
   });
