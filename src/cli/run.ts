@@ -206,6 +206,9 @@ export function registerRun(program: Command): void {
               },
               progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
               ...(takenAt !== undefined ? { takenAt } : {}),
+              // The user has waited since the process started (the job, the database's opening and
+              // migrations): durationS counts from there, not from the run's row.
+              waitingSinceMs: 0,
             }),
             () => live?.run.runId,
           );
