@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Kysely, PGliteDialect } from 'kysely';
 import { pgOid, type Db, type OpenDbOptions } from './connect.js';
 import { lockDataDir } from './lock.js';
+import { postgisForPglite } from './pglite-postgis.js';
 import type { Database } from './tables.js';
 
 /** The embedded database: PGlite with PostGIS in a directory (or in memory), one process at a time. */
@@ -11,7 +12,7 @@ type PGliteInstance = import('@electric-sql/pglite').PGlite;
 export async function openPglite(location: string, options: OpenDbOptions = {}): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   const extensions: import('@electric-sql/pglite').Extensions =
-    options.geometry === false ? {} : { postgis: (await import('@electric-sql/pglite-postgis')).postgis };
+    options.geometry === false ? {} : { postgis: await postgisForPglite() };
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const given = memory ? undefined : resolve(location);
   if (given) await mkdir(given, { recursive: true });
