@@ -76,6 +76,7 @@ async function migratedTemplate(cache: string): Promise<string> {
 
 /**
  * Makes a new embedded database at `location` a copy of the migrated template; true when it did.
+ * The caller holds the directory's lock (openPglite's prepareNew), or owns the directory outright.
  * Nothing happens to a directory that holds anything, when the template is switched off
  * (EFA_SYNC_PGLITE_TEMPLATE=0) or when no cache directory can be written: PGlite then creates the
  * database itself, as before. The copy is made beside the directory and renamed into place, so an

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
@@ -91,6 +91,16 @@ describe.runIf(dbKind() === 'pglite')('a new embedded database from the migrated
     // Nothing is left beside the databases.
     expect((await readdir(parent)).sort()).toEqual(['a', 'b']);
   }, 600_000);
+
+  it('never writes into a new directory that another live process holds', async () => {
+    const held = join(parent, 'held');
+    await mkdir(held);
+    // The parent of this test process is alive on this host: its lock stands.
+    await writeFile(`${held}.efa-sync.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString(), command: 'serve' }));
+    await expect(openDb(`pglite:${held}`)).rejects.toThrow(/is in use by serve/);
+    expect(await readdir(held)).toEqual([]);
+    await rm(`${held}.efa-sync.lock`);
+  });
 
   it('leaves a directory that holds anything, and is switched off by EFA_SYNC_PGLITE_TEMPLATE=0', async () => {
     const used = join(parent, 'used');
