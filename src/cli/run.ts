@@ -91,7 +91,7 @@ export function parseNow(text: string, name: string): Date {
 
 /**
  * Opens the database, saying so first when it is the embedded one: PGlite loads PostgreSQL compiled
- * to WebAssembly, and a first start (initdb) takes about 15 s in which nothing else would be printed.
+ * to WebAssembly, and a first start of a version (initdb) takes about 15 s in which nothing else would be printed.
  */
 async function openDbSaying(choice: { url: string; from: DbUrlSource }, log: Logger, options: Parameters<typeof openDb>[1] = {}): Promise<Awaited<ReturnType<typeof openDb>>> {
   const { url } = choice;
@@ -102,7 +102,9 @@ async function openDbSaying(choice: { url: string; from: DbUrlSource }, log: Log
   if (url.startsWith('pglite:') && url !== 'pglite:memory') {
     const dir = url.slice('pglite:'.length);
     const first = !existsSync(join(dir, 'PG_VERSION'));
-    log.info(`opening the embedded database ${dir}${first ? ' (first start: creating it takes 15 s or more)' : ''}…`);
+    // A new database is a copy of the migrated template (src/db/pglite-template.ts); only the first
+    // one of an installed version builds that template (initdb, PostGIS, every migration).
+    log.info(`opening the embedded database ${dir}${first ? ' (first start: creating it; the first database of this efa-sync version takes 15 s or more)' : ''}…`);
   }
   return openDb(url, options);
 }
@@ -206,6 +208,9 @@ export function registerRun(program: Command): void {
               },
               progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
               ...(takenAt !== undefined ? { takenAt } : {}),
+              // The user has waited since the process started (the job, the database's opening and
+              // migrations): durationS counts from there, not from the run's row.
+              waitingSinceMs: 0,
             }),
             () => live?.run.runId,
           );

@@ -3,15 +3,20 @@ import { resolve } from 'node:path';
 import { Kysely, PGliteDialect } from 'kysely';
 import { pgOid, type Db, type OpenDbOptions } from './connect.js';
 import { lockDataDir } from './lock.js';
+import { postgisForPglite } from './pglite-postgis.js';
 import type { Database } from './tables.js';
 
 /** The embedded database: PGlite with PostGIS in a directory (or in memory), one process at a time. */
 type PGliteInstance = import('@electric-sql/pglite').PGlite;
 
-export async function openPglite(location: string, options: OpenDbOptions = {}): Promise<Db> {
+/**
+ * `prepareNew`: called with the data directory once its lock is held and before PGlite opens it, to
+ * make a new database something other than initdb's (open.ts: a copy of the migrated template).
+ */
+export async function openPglite(location: string, options: OpenDbOptions = {}, prepareNew?: (dataDir: string) => Promise<unknown>): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   const extensions: import('@electric-sql/pglite').Extensions =
-    options.geometry === false ? {} : { postgis: (await import('@electric-sql/pglite-postgis')).postgis };
+    options.geometry === false ? {} : { postgis: await postgisForPglite() };
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const given = memory ? undefined : resolve(location);
   if (given) await mkdir(given, { recursive: true });
@@ -19,6 +24,12 @@ export async function openPglite(location: string, options: OpenDbOptions = {}):
   // (or a path with one in it) must meet the same lock, not a file of its own (exit 4, not a clash).
   const dataDir = given === undefined ? undefined : await realpath(given);
   const dirLock = dataDir ? await lockDataDir(dataDir) : undefined;
+  if (dataDir !== undefined && prepareNew !== undefined) {
+    await prepareNew(dataDir).catch(async (e: unknown) => {
+      await dirLock?.release();
+      throw e;
+    });
+  }
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     extensions,

@@ -39,7 +39,7 @@ export interface OpenedRun extends RunRef {
 
 export async function createRun(
   db: Kysely<Database>,
-  run: { jobName: string; jobHash: string; scope: RunScope; options: unknown; timeZone?: string },
+  run: { jobName: string; jobHash: string; scope: RunScope; options: unknown; timeZone?: string; startedSecondsAgo?: number },
 ): Promise<OpenedRun> {
   const lease = randomUUID();
   const row = await db
@@ -59,6 +59,10 @@ export async function createRun(
       host: hostname(),
       lease,
       time_zone: run.timeZone ?? null,
+      // What the user waited for before the run opened (the process's start, the database's opening,
+      // migrations: src/cli/run.ts), counted back from the database's own clock, so a client clock
+      // that differs from the server's does not enter durationS.
+      ...(run.startedSecondsAgo === undefined ? {} : { started_at: sql<Date>`clock_timestamp() - make_interval(secs => ${run.startedSecondsAgo})` }),
     })
     .returning(['run_id', 'started_at'])
     .executeTakeFirstOrThrow();

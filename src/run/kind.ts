@@ -45,6 +45,12 @@ export interface RunJobOptions {
   readonly onOpened?: (live: LiveRun) => void;
   /** Snapshot jobs: the snapshot time (default: now). */
   readonly takenAt?: Date;
+  /**
+   * When the user started waiting for this run, as a `performance.now()` value (the CLI gives 0, the
+   * process's start): a fresh run's started_at is set back to it, so `durationS` and the phases include
+   * starting, opening the database and migrating (on PGlite, seconds). Unset: the run starts when opened.
+   */
+  readonly waitingSinceMs?: number;
 }
 
 /** What a run's observers learn when it is opened. */

@@ -74,7 +74,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   assertUpstreamUsable(await probeUpstream({ job, region: opts.loaded.region }, { scheduler: countedAs(jobClient.scheduler, PROBE_OPERATION), transport: jobClient.transport }));
   const lock = await db.lockJob(job.name);
   try {
-    const { run, resumed } = await openRun({ db, log, loaded: opts.loaded, job, full, resumable: kind.resumable, secrets, timeZone: timeZone.zone });
+    const { run, resumed } = await openRun({ db, log, loaded: opts.loaded, job, full, resumable: kind.resumable, secrets, timeZone: timeZone.zone, waitingSinceMs: opts.waitingSinceMs });
     await lock.holds(run.runId);
     const stopSending = (): void => lockLost.abort(new LockLostError(run.runId));
     if (lock.lost.aborted) stopSending();

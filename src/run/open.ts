@@ -23,6 +23,8 @@ export async function openRun(o: {
   readonly secrets: readonly string[];
   /** The IANA zone the run reads zone-less times in: recorded in efa.runs.time_zone (a resumed run keeps its own). */
   readonly timeZone: string;
+  /** RunJobOptions.waitingSinceMs: a fresh run's started_at is set back to it. */
+  readonly waitingSinceMs?: number | undefined;
 }): Promise<{ run: OpenedRun; resumed: boolean }> {
   const { db, log, job } = o;
   const unfinished = await findUnfinishedRun(db.kysely, job.name);
@@ -45,6 +47,10 @@ export async function openRun(o: {
   }
   // The job as run, with every credential removed: efa.runs is read by analysts.
   const options = redactDeep({ ...job, file: o.loaded.file }, o.secrets);
-  const run = await createRun(db.kysely, { jobName: job.name, jobHash: o.loaded.hash, scope: runScope(job, o.loaded.region), options, timeZone: o.timeZone });
+  const startedSecondsAgo = o.waitingSinceMs === undefined ? undefined : Math.max(0, performance.now() - o.waitingSinceMs) / 1000;
+  const run = await createRun(db.kysely, {
+    jobName: job.name, jobHash: o.loaded.hash, scope: runScope(job, o.loaded.region), options, timeZone: o.timeZone,
+    ...(startedSecondsAgo === undefined ? {} : { startedSecondsAgo }),
+  });
   return { run, resumed: false };
 }

@@ -120,7 +120,7 @@ describe('efa-sync doctor', () => {
   let dir: string;
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, seed: 5, size: 2000 });
-    dbUrl = await createTestDbUrl();
+    dbUrl = await createTestDbUrl({ migrated: false });
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-doctor-'));
     await writeFile(join(dir, 'good.json'), JSON.stringify(allOperations(sim.url, sim.world.bbox)));
     await writeFile(join(dir, 'wrong-path.json'), JSON.stringify(allOperations(`${sim.url}/nope`, sim.world.bbox)));

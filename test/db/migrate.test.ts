@@ -7,7 +7,7 @@ import { openTestDb, type TestDb } from '../helpers/db.js';
 describe('migrations and PostGIS smoke test', () => {
   let t: TestDb;
   beforeAll(async () => {
-    t = await openTestDb();
+    t = await openTestDb({ migrated: false });
   });
   afterAll(async () => t?.dispose());
 

@@ -11,7 +11,7 @@ import { createTestDbUrl, dbKind, type TestDbUrl } from '../helpers/db.js';
 describe.runIf(dbKind() === 'pglite')('an embedded open without PostGIS', () => {
   let created: TestDbUrl;
   beforeAll(async () => {
-    created = await createTestDbUrl();
+    created = await createTestDbUrl({ migrated: false });
   });
   afterAll(async () => created.drop());
 

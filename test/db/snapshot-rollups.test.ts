@@ -225,7 +225,7 @@ describe('upgrading a warehouse that holds snapshots', () => {
   let t: TestDb;
   let before: string;
   beforeAll(async () => {
-    t = await openTestDb();
+    t = await openTestDb({ migrated: false });
     // The schema before the roll-ups (version 27), with snapshots written as that version wrote them.
     before = await mkdtemp(join(tmpdir(), 'efa-sync-sql-'));
     for (const f of await readdir(sqlDir)) if (/^0([01]\d|2[0-7])_/.test(f)) await cp(join(sqlDir, f), join(before, f));

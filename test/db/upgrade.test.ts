@@ -40,7 +40,7 @@ describe('upgrade in place from 0.1', () => {
   };
 
   beforeAll(async () => {
-    t = await openTestDb();
+    t = await openTestDb({ migrated: false });
     // The schema as 0.1 left it: its three migrations, then its rows.
     const old = await mkdtemp(join(tmpdir(), 'efa-sql-0.1-'));
     for (const m of (await readMigrations()).filter((m) => m.version <= 3)) {

@@ -76,7 +76,7 @@ describe('two jobs of one source at once', () => {
 
 describe('two first runs on an empty database', () => {
   it('migrate it once between them, neither failing on the schema the other creates', async () => {
-    const created = await createTestDbUrl();
+    const created = await createTestDbUrl({ migrated: false });
     const a = await openDb(created.url);
     // PGlite is one process per directory: there the second migration runs on the same handle.
     const b = dbKind() === 'postgres' ? await openDb(created.url) : a;

@@ -41,7 +41,7 @@ describe.skipIf(!existsSync(builtCli))('a snapshot warehouse made before schema 
   beforeAll(async () => {
     upstream = await startHostileUpstream(spots, world);
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-snap-upgrade-'));
-    db = await createTestDbUrl();
+    db = await createTestDbUrl({ migrated: false });
     // The schema up to version 18, and a vehicle and a parking snapshot as that version stored them.
     const old = join(dir, 'sql');
     await cp(sqlDir, old, { recursive: true, filter: (src) => !/\/0(19|[2-9]\d)_[^/]*\.sql$/.test(src) && !/\/sql\/(views|functions)/.test(src) });

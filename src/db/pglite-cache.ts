@@ -1,0 +1,31 @@
+import { mkdir } from 'node:fs/promises';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+/** The environment variable that moves what the embedded database caches (tests, read-only homes). */
+export const CACHE_DIR_ENV = 'EFA_SYNC_CACHE_DIR';
+
+/**
+ * Where the embedded database keeps what it derives once per installed version (the lean PostGIS
+ * bundle, the migrated template): $EFA_SYNC_CACHE_DIR, else $XDG_CACHE_HOME/efa-sync, else
+ * ~/.cache/efa-sync; a home that cannot be written (a container's read-only one) falls back to the
+ * temporary directory. Undefined when nothing can be written: the caller then does without.
+ */
+export async function pgliteCacheDir(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const given = env[CACHE_DIR_ENV];
+  const candidates = given
+    ? [given]
+    : [join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'efa-sync'), join(tmpdir(), `efa-sync-cache-${userName()}`)];
+  for (const dir of candidates) {
+    if (await mkdir(dir, { recursive: true }).then(() => true, () => false)) return dir;
+  }
+  return undefined;
+}
+
+function userName(): string {
+  try {
+    return userInfo().username.replace(/[^A-Za-z0-9_-]/g, '_');
+  } catch {
+    return String(process.getuid?.() ?? 'user');
+  }
+}

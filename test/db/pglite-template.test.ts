@@ -1,0 +1,115 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDb, readMigrations } from '../../src/db/index.js';
+import { CACHE_DIR_ENV } from '../../src/db/pglite-cache.js';
+import { filterTar, unusedByEfaSync } from '../../src/db/pglite-postgis.js';
+import { seedFromTemplate, TEMPLATE_ENV, templateKey } from '../../src/db/pglite-template.js';
+import { dbKind } from '../helpers/db.js';
+
+/** The entry names of a tar archive, read through filterTar's own walk. */
+function tarNames(tar: Buffer): string[] {
+  const names: string[] = [];
+  filterTar(tar, (name) => (names.push(name), false));
+  return names;
+}
+
+describe('the lean PostGIS bundle', () => {
+  it('keeps postgis-3.so, its extension scripts and PROJ, and drops raster, topology and contrib', async () => {
+    const bundle = join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite-postgis')), 'postgis.tar.gz');
+    const full = gunzipSync(await readFile(bundle));
+    const lean = tarNames(filterTar(full, unusedByEfaSync));
+    expect(lean).toEqual(expect.arrayContaining(['lib/postgresql/postgis-3.so', 'share/proj/proj.db', 'share/postgresql/extension/postgis.control']));
+    expect(lean.some((n) => /^share\/postgresql\/extension\/postgis--3\.\d+\.\d+\.sql$/.test(n))).toBe(true);
+    expect(lean.filter((n) => n.endsWith('.so'))).toEqual(['lib/postgresql/postgis-3.so']);
+    expect(lean.some((n) => n.startsWith('share/postgresql/contrib/'))).toBe(false);
+    // Everything else of the bundle is kept, byte for byte.
+    const all = tarNames(full);
+    expect(all.filter((n) => !unusedByEfaSync(n))).toEqual(lean);
+    // 90 MB unpacked: a loaded machine takes a while to gunzip it.
+  }, 180_000);
+});
+
+describe('the template key', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'efa-sync-sql-'));
+    await writeFile(join(dir, '001_a.sql'), 'SELECT 1;');
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('changes with any file under the sql folder, a subfolder included', async () => {
+    const first = await templateKey(dir);
+    expect(await templateKey(dir)).toBe(first);
+    await mkdir(join(dir, 'definitions'));
+    await writeFile(join(dir, 'definitions', 'views.sql'), 'SELECT 2;');
+    const withDefinitions = await templateKey(dir);
+    expect(withDefinitions).not.toBe(first);
+    await writeFile(join(dir, 'definitions', 'views.sql'), 'SELECT 3;');
+    expect(await templateKey(dir)).not.toBe(withDefinitions);
+  });
+});
+
+describe.runIf(dbKind() === 'pglite')('a new embedded database from the migrated template', () => {
+  let parent: string;
+  beforeAll(async () => {
+    parent = await mkdtemp(join(tmpdir(), 'efa-sync-seed-'));
+  });
+  afterAll(async () => rm(parent, { recursive: true, force: true }));
+
+  it('is a copy with every migration applied, and the template is made once', async () => {
+    const first = join(parent, 'a', 'db');
+    expect(await seedFromTemplate(first)).toBe(true);
+    expect(existsSync(join(first, 'PG_VERSION'))).toBe(true);
+    const cache = process.env[CACHE_DIR_ENV] as string;
+    // Complete templates only: another test file may be building one aside at this moment.
+    const complete = async (): Promise<string[]> => (await readdir(cache)).filter((n) => /^pglite-template-[0-9a-f]+$/.test(n));
+    const templates = await complete();
+    expect(templates).toHaveLength(1);
+
+    const db = await openDb(`pglite:${first}`);
+    try {
+      expect((await migrate(db)).applied).toEqual([]);
+      const current = await sql<{ v: number }>`SELECT max(version)::int AS v FROM efa.schema_migrations`.execute(db.kysely);
+      expect(current.rows[0]?.v).toBe((await readMigrations()).at(-1)?.version);
+      const point = await sql<{ t: string }>`SELECT ST_AsText(ST_Transform(ST_SetSRID(ST_MakePoint(9.18, 48.78), 4326), 25832)) AS t`.execute(db.kysely);
+      expect(point.rows[0]?.t).toMatch(/^POINT\(513\d{3}\.\d+ 5403\d{3}\.\d+\)$/);
+    } finally {
+      await db.close();
+    }
+
+    // An empty directory is new too; the template is reused, not made again.
+    const second = join(parent, 'b');
+    await mkdir(second);
+    expect(await seedFromTemplate(second)).toBe(true);
+    expect(await complete()).toEqual(templates);
+    // Nothing is left beside the databases.
+    expect((await readdir(parent)).sort()).toEqual(['a', 'b']);
+  }, 600_000);
+
+  it('never writes into a new directory that another live process holds', async () => {
+    const held = join(parent, 'held');
+    await mkdir(held);
+    // The parent of this test process is alive on this host: its lock stands.
+    await writeFile(`${held}.efa-sync.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString(), command: 'serve' }));
+    await expect(openDb(`pglite:${held}`)).rejects.toThrow(/is in use by serve/);
+    expect(await readdir(held)).toEqual([]);
+    await rm(`${held}.efa-sync.lock`);
+  });
+
+  it('leaves a directory that holds anything, and is switched off by EFA_SYNC_PGLITE_TEMPLATE=0', async () => {
+    const used = join(parent, 'used');
+    await mkdir(used);
+    await writeFile(join(used, 'notes.txt'), 'mine');
+    expect(await seedFromTemplate(used)).toBe(false);
+    expect(await readdir(used)).toEqual(['notes.txt']);
+    const off = join(parent, 'off');
+    expect(await seedFromTemplate(off, { ...process.env, [TEMPLATE_ENV]: '0' })).toBe(false);
+    expect(existsSync(off)).toBe(false);
+  });
+});
