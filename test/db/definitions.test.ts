@@ -38,7 +38,7 @@ describe('definitions: views and functions re-applied when their checksum change
   const reader = `efa_defs_reader_${process.pid}_${Math.random().toString(36).slice(2, 6)}`;
 
   beforeAll(async () => {
-    t = await openTestDb();
+    t = await openTestDb({ migrated: false });
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-definitions-'));
     await mkdir(join(dir, 'views'));
     await mkdir(join(dir, 'functions'));

@@ -73,7 +73,7 @@ describe('upgrade in place from schema 18 (eb476e7, two nights and a snapshot)',
     // create nothing outside these three schemas (PostGIS is there before them), so dropping them leaves
     // the database as fresh as a second one would be, without opening a second PGlite (on PGlite the
     // opening of an instance is most of this file's time).
-    t = await openTestDb();
+    t = await openTestDb({ migrated: false });
     await migrate(t.db);
     fromZero = await readCatalog(t.db);
     await t.db.exec('DROP SCHEMA efa, efa_private, efa_partitions CASCADE');

@@ -79,7 +79,7 @@ describe('relation declarations: what the migrations made', () => {
   let copy: string;
 
   beforeAll(async () => {
-    t = await openTestDb();
+    t = await openTestDb({ migrated: false });
     // A copy of sql/: migrate applies the numbered migrations alone.
     copy = await mkdtemp(join(tmpdir(), 'efa-sql-copy-'));
     for (const m of await readMigrations()) {
