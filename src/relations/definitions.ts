@@ -1,5 +1,6 @@
 import type { Definition } from '../db/definitions.js';
 import { asOfSql, hasHistory, historyCommentsSql, historyRelationsSql, historyTriggerSql, keepHistorySql, versionsSql, type HistoryTable } from './history-sql.js';
+import { wholeSweepDeletionAfter, wholeSweepDeletionSql } from './deletion-sql.js';
 import { entities, ordered } from './index.js';
 import { tableCommentsSql, type TableDefinition } from './table.js';
 
@@ -17,14 +18,17 @@ export function historyTables(): HistoryTable[] {
 
 /**
  * What every relation's declaration generates besides its tables (which src/db/table-sync.ts
- * creates): the comments of the table and its columns, and for a relation with history its trigger
+ * creates): the deletion predicate of a relation one operation sweeps whole, the comments of the
+ * table and its columns, and for a relation with history its trigger
  * function and trigger, efa.<relation>_as_of, efa.<relation>_versions and its history table's
  * comments; then efa.history_relations() over them all.
  */
 export function relationDefinitions(): Definition[] {
   const out: Definition[] = [];
-  for (const t of relationTables()) {
+  for (const r of ordered('after')) {
+    const { table: t, key, deletion } = entities[r];
     const n = `${t.schema}.${t.name}`;
+    if (deletion) out.push({ name: `${t.schema}.gone_${t.name}`, kind: 'function', after: [...wholeSweepDeletionAfter], sql: wholeSweepDeletionSql(t, key, deletion) });
     // Named as the definitions runner wants (schema.name, lower case): the object's own name where
     // it is one (a rebuild drops what carries it), else the table's name and what the SQL makes.
     out.push({ name: `${n}_comments`, kind: 'other', after: [], sql: tableCommentsSql(t) });

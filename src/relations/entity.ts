@@ -1,4 +1,5 @@
 import type { Job } from '../job/index.js';
+import type { WholeSweepDeletion } from './deletion-sql.js';
 import type { TableDefinition } from './table.js';
 
 /**
@@ -110,6 +111,11 @@ export interface Entity<Row> {
    * Two runs compare their "seen before" only under equal scopes.
    */
   readonly scopeOf: (job: Job) => Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Where one operation sweeps the relation whole, its deletion predicate efa.gone_<relation> is
+   * generated from this (deletion-sql.ts); otherwise it is a file of sql/functions/.
+   */
+  readonly deletion?: WholeSweepDeletion;
 }
 
 export const json = (v: unknown): string => JSON.stringify(v);

@@ -135,6 +135,10 @@ export const sharingProvidersTable: TableDefinition = {
 export const sharingProviders: Entity<ProviderRow> = {
   relation: 'sharing_providers',
   table: sharingProvidersTable,
+  deletion: {
+    whenComplete: 'opArea',
+    comment: 'Sharing providers of the source the run\'s complete OpArea sweep no longer has, seen before in the same scope.',
+  },
   key: 'provider_id',
   goneColumn: 'deleted_at',
   keyOf: (r) => r.provider_id,
@@ -188,6 +192,10 @@ export const operatingAreasTable: TableDefinition = {
 export const operatingAreas: Entity<AreaRow> = {
   relation: 'operating_areas',
   table: operatingAreasTable,
+  deletion: {
+    whenComplete: 'opArea',
+    comment: 'Operating areas of the source the run\'s complete OpArea sweep no longer has, seen before in the same scope.',
+  },
   key: 'area_key',
   goneColumn: 'deleted_at',
   keyOf: (r) => r.area_key,
