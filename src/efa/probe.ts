@@ -153,7 +153,7 @@ export async function probeUpstream(
               await coordProbed;
               // The CoordInfo probe may have returned a POI: ask once more for one stop near the centre.
               stopIdSeen ??= await findStopNear(c, centre);
-              if (stopIdSeen === undefined) throw new NoStopToAsk();
+              if (stopIdSeen === undefined) throw new NoStopToAskError();
               return c.servingLinesAtStop({ stopId: stopIdSeen });
             },
           }
@@ -190,7 +190,7 @@ export async function probeUpstream(
         ...(answeredIn ? { answeredIn } : {}),
       };
     } catch (error) {
-      if (error instanceof NoStopToAsk) return { operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 };
+      if (error instanceof NoStopToAskError) return { operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 };
       return { operation, durationMs: Date.now() - started, ...classifyFailure(operation, error, dialectName, dialect.lastBody(operation)) };
     }
   }
@@ -218,8 +218,8 @@ async function findStopNear(client: EfaClient, centre: { lon: number; lat: numbe
 }
 
 /** ServingLines for stops, but no stop near the region's centre to ask about. */
-class NoStopToAsk extends Error {
-  override name = 'NoStopToAsk';
+class NoStopToAskError extends Error {
+  override name = 'NoStopToAskError';
 }
 
 /** The base URL without credentials or query (which may carry an API key), for output. */
