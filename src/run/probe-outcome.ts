@@ -1,9 +1,9 @@
 import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, describeError } from '../http/index.js';
 import type { RetryHint, Transport } from '../http/types.js';
-import type { Dialect } from './dialect.js';
-import { dialects } from './dialects/index.js';
-import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
-import type { Operation } from './operations.js';
+import type { Dialect } from '../efa/dialect.js';
+import { dialects } from '../efa/dialects/index.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from '../efa/errors.js';
+import type { Operation } from '../efa/operations.js';
 
 /*
  * How the upstream probe (probe.ts) reads a failed request: the outcomes it names, the transport

@@ -4,11 +4,11 @@ import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, createFet
 import type { Transport } from '../http/types.js';
 import { resolveHeaders, type Job, type ResolvedRegion } from '../job/index.js';
 import { pointInRegion } from '../tiling/index.js';
-import { createEfaClient, type EfaClient, type EfaResult } from './client.js';
-import type { Dialect } from './dialect.js';
-import { dialectFor, dialects, type DialectName } from './dialects/index.js';
-import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
-import { OPERATIONS, type Operation } from './operations.js';
+import { createEfaClient, type EfaClient, type EfaResult } from '../efa/client.js';
+import type { Dialect } from '../efa/dialect.js';
+import { dialectFor, dialects, type DialectName } from '../efa/dialects/index.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from '../efa/errors.js';
+import { OPERATIONS, type Operation } from '../efa/operations.js';
 import { classifyFailure, CONFIGURATION_OUTCOMES, failFast, isTemporaryOutcome, recognisedDialects, sniffing, type ProbeOutcome } from './probe-outcome.js';
 
 export interface ProbeCheck {
