@@ -1,4 +1,5 @@
-import { finishedUnits, pendingTiles, recordTiles } from '../db/ledger.js';
+import { finishedUnits, recordTiles } from '../db/ledger.js';
+import { pendingTiles } from '../db/plan-reads.js';
 import { errorText } from '../errors.js';
 import type { LoadedJob } from '../job/index.js';
 import type { Outcome, RunContext, RunKind } from './kind.js';

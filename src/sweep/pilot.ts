@@ -21,7 +21,8 @@
  * a request (attempts 0). A resumed run sweeps what is pending, and plans a block not planned at the
  * crash from the pilot's pins the run stored (efa.pins of the pilot type seen in this run).
  */
-import { coordTileRows, recordTiles, runPinCount, runPinPoints } from '../db/ledger.js';
+import { recordTiles } from '../db/ledger.js';
+import { coordTileRows, runPinCount, runPinPoints } from '../db/plan-reads.js';
 import { PARKING } from '../efa/records.js';
 import type { Pin } from '../efa/index.js';
 import { todaySplitter } from '../harvest/index.js';
