@@ -26,7 +26,7 @@ import { intArrayLiteral } from '../src/db/pg-array.js';
 import type { Pin } from '../src/efa/records.js';
 import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/relations/index.js';
 import { generateWorld } from '../src/sim/index.js';
-import { createBatchingWriter } from '../src/sweep/context.js';
+import { createBatchingWriter } from '../src/db/batching-writer.js';
 import type { Pin as SimPin } from '../src/sim/types.js';
 import { createScratchDb, int, postgresReachable, ratio, secs, type BenchLine, type BenchResult } from './util.js';
 
