@@ -127,7 +127,7 @@ async function keptVersions(db: Db): Promise<number> {
 }
 
 /**
- * As the sweep writes: every tile's rows go to the run's batching writer (src/sweep/context.ts)
+ * As the sweep writes: every tile's rows go to the run's batching writer (src/db/batching-writer.ts)
  * as its answer arrives. When the database is what limits the run — the case a loader bench is
  * about — tiles wait for the writer and the waiting ones share one transaction: their rows in one
  * merge, their tile records in one statement.
