@@ -26,7 +26,7 @@ import { intArrayLiteral } from '../src/db/pg-array.js';
 import type { Pin } from '../src/efa/records.js';
 import { pinKey, pins as pinsEntity, toPinRow, type PinRow } from '../src/relations/index.js';
 import { generateWorld } from '../src/sim/index.js';
-import { createBatchingWriter } from '../src/sweep/context.js';
+import { createBatchingWriter } from '../src/db/batching-writer.js';
 import type { Pin as SimPin } from '../src/sim/types.js';
 import { createScratchDb, int, postgresReachable, ratio, secs, type BenchLine, type BenchResult } from './util.js';
 
@@ -127,7 +127,7 @@ async function keptVersions(db: Db): Promise<number> {
 }
 
 /**
- * As the sweep writes: every tile's rows go to the run's batching writer (src/sweep/context.ts)
+ * As the sweep writes: every tile's rows go to the run's batching writer (src/db/batching-writer.ts)
  * as its answer arrives. When the database is what limits the run — the case a loader bench is
  * about — tiles wait for the writer and the waiting ones share one transaction: their rows in one
  * merge, their tile records in one statement.

@@ -4,7 +4,8 @@ import { LockedError } from '../db/lock.js';
 import { ConfigError, errorText, ExitCode } from '../errors.js';
 import { EXPORT_FORMATS, exportFormatOf, exportRelations, parseExportBbox, precheckWhere, removePendingTemps, type ExportFormat } from '../export/index.js';
 import type { Logger } from '../util/log.js';
-import { addDbOption, addOutputOptions, loggerFor, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addDbOption, addOutputOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { whenDatabaseLost } from './database.js';
 import { addLakeOption, isLakeExport, runLakeExport } from './lake.js';
 
 /** The environment variables behind export's own options (the project's option-env convention). */

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { pruneHistory } from '../history/index.js';
-import { addCommonOptions, openMigratedDb, type CommonOptions } from './common.js';
+import { addCommonOptions, type CommonOptions } from './common.js';
+import { openMigratedDb } from './database.js';
 
 interface PruneOptions extends CommonOptions {
   before: Date;

@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { ConfigError, errorText } from '../errors.js';
 import { exportLake, lakeRelationsOf, parseDay } from '../lake/index.js';
-import { loggerFor, positiveNumber, whenDatabaseLost, type CommonOptions } from './common.js';
+import { loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { whenDatabaseLost } from './database.js';
 import { parseNow } from './run.js';
 
 /**

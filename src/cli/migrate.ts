@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addDbOption, addOutputOptions, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
+import { whenDatabaseLost } from './database.js';
 import { dbUrlFrom, migrate, openDb } from '../db/index.js';
 
 export function registerMigrate(program: Command): void {

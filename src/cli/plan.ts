@@ -3,14 +3,15 @@ import { sql } from 'kysely';
 import { openDb, redactUrl, type Db } from '../db/index.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { loadJob } from '../job/index.js';
-import { countDueStops } from '../db/ledger.js';
+import { countDueStops } from '../db/plan-reads.js';
 import { nightNumber } from '../db/runs.js';
 import { sourceOf, sweptPinTypes } from '../relations/index.js';
 import { planCoordTiles, planRun, type RunPlan } from '../sweep/plan.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { formatTable } from '../util/table.js';
 import { ConfigError } from '../errors.js';
-import { addCommonOptions, dbOption, loggerFor, whenDatabaseLost, type CommonOptions } from './common.js';
+import { addCommonOptions, dbOption, loggerFor, type CommonOptions } from './common.js';
+import { whenDatabaseLost } from './database.js';
 import { estimateNight, estimateText, probeRegion, type EarlierNights, type NightEstimate } from './plan-probe.js';
 
 /** What a database knows that shapes the next night of a job. */

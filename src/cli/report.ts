@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { RunNotFoundError } from '../report/queries.js';
-import { addCommonOptions, openMigratedDb, type CommonOptions } from './common.js';
+import { addCommonOptions, type CommonOptions } from './common.js';
+import { openMigratedDb } from './database.js';
 
 interface ReportOptions extends CommonOptions {
   run?: string;

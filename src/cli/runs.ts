@@ -1,7 +1,8 @@
 import { readRelationCounts } from '../db/run-record.js';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { addDbOption, addOutputOptions, openMigratedDb, positiveNumber, type CommonOptions } from './common.js';
+import { addDbOption, addOutputOptions, positiveNumber, type CommonOptions } from './common.js';
+import { openMigratedDb } from './database.js';
 import { formatTable } from '../util/table.js';
 
 interface RunRow {

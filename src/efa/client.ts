@@ -6,7 +6,7 @@ import { foreignDialectOf } from './dialects/recognise.js';
 import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaShapeError, formatPath, type ReplyContext } from './errors.js';
 import type { Operation, PathOverrides } from './operations.js';
 import type { Params } from './params.js';
-import { ImplausibleCoordinates, ShapeMismatch, type ParseContext } from './parse/common.js';
+import { ImplausibleCoordinatesError, ShapeMismatchError, type ParseContext } from './parse/common.js';
 import { resolveDuplicateNotices, resolveDuplicatePins } from './parse/duplicates.js';
 import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
 import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
@@ -111,8 +111,8 @@ function parseBody<K extends Operation>(
   try {
     return withoutDuplicates(operation, dialect.parse[operation](body, parseContextOf(request.params, request.timeZone)));
   } catch (error) {
-    if (error instanceof ShapeMismatch) throw new EfaShapeError(context(), error.path, error.problem);
-    if (error instanceof ImplausibleCoordinates) {
+    if (error instanceof ShapeMismatchError) throw new EfaShapeError(context(), error.path, error.problem);
+    if (error instanceof ImplausibleCoordinatesError) {
       const sent = request.url.searchParams.get('coordOutputFormat') ?? undefined;
       throw new EfaCoordinateFormatError(context(), formatPath(error.path), error.value, sent);
     }

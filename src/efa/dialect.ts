@@ -4,7 +4,7 @@ import type { ParseContext, Parsed } from './parse/common.js';
 import type { RecordsByOperation, ServerMessage } from './records.js';
 
 export type { ParseContext, Parsed } from './parse/common.js';
-export { ShapeMismatch, RecordProblem } from './parse/common.js';
+export { ShapeMismatchError, RecordProblemError } from './parse/common.js';
 
 /**
  * One parser per operation, each yielding that operation's normalised record kind. `context` says
@@ -19,7 +19,7 @@ export type DialectParsers = {
  * profile owns everything that differs between deployments: the request parameters that select
  * it, and the parsers. Every profile yields the same records, so callers never branch on it.
  *
- * Parsers receive the decoded JSON body. They throw `ShapeMismatch` when the answer as a whole is
+ * Parsers receive the decoded JSON body. They throw `ShapeMismatchError` when the answer as a whole is
  * not what the profile expects, and report individual unusable records as rejects.
  */
 export interface Dialect {

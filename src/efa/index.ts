@@ -1,8 +1,8 @@
 /** Public API of the typed EFA client. */
 export { createEfaClient, type EfaClient, type EfaClientOptions, type EfaResult } from './client.js';
 export { OPERATIONS, OPERATION_PATHS, isOperation, type Operation, type PathOverrides } from './operations.js';
-export { ImplausibleCoordinates, plausibleLonLat } from './parse/common.js';
-export { RecordProblem, ShapeMismatch, type Dialect, type DialectParsers, type ParseContext, type Parsed } from './dialect.js';
+export { ImplausibleCoordinatesError, plausibleLonLat } from './parse/common.js';
+export { RecordProblemError, ShapeMismatchError, type Dialect, type DialectParsers, type ParseContext, type Parsed } from './dialect.js';
 export { resolveDuplicateNotices, resolveDuplicatePins, isDuplicateReject } from './parse/duplicates.js';
 export { MAX_FIELD_CHARS, MAX_RECORD_DEPTH } from './parse/limits.js';
 export { globalIdOf, hasGlobalIdForm } from './parse/global-id.js';

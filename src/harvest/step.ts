@@ -14,6 +14,7 @@ import {
   type SpatialCheck,
   type SplitMemory,
   type Tile,
+  type TileBudget,
 } from '../tiling/index.js';
 import { boxAnswer, judgeBoxAnswer } from './judge.js';
 import { failure, settle, type FailedOutcome, type Placement, type TileOutcome } from './outcome.js';
@@ -24,10 +25,8 @@ export type Splitter = (tile: Tile, hits: Point[], memory: SplitMemory, max: num
 export interface BoxStepOptions {
   /** Names the sweep in what it reports (`coordInfo`, `vehicles`, `parking`). */
   readonly label: string;
-  readonly maxPerRequest: number;
-  readonly minTileSizeDeg: number;
-  /** Whether a still-capped tile at the minimum may follow its density below it (the job set no minimum). */
-  readonly followDensity: boolean;
+  /** The sweep's one tile budget (tileBudgetOf): its cap per request and its smallest tile. */
+  readonly budget: TileBudget;
   readonly region: Region;
   readonly regionBBox?: BBox;
   /** Every credential of the configuration: redacted from every error an outcome carries. */
@@ -51,7 +50,7 @@ export interface BoxStepOptions {
  */
 export interface BoxStep {
   readonly label: string;
-  readonly maxPerRequest: number;
+  readonly budget: TileBudget;
   /** One answer's outcome, and the tiles judged complete before a silent cap was proved that must be asked again. */
   answer(tile: Tile, result: EfaResult<Pin>, ask: AskBox): Promise<{ outcome: TileOutcome; redo: readonly Tile[] }>;
   /** A request that failed (not fatally). */
@@ -64,9 +63,10 @@ export interface BoxStep {
 }
 
 /** Today's splitter (`splitTile` with the sweep's memory): the default of a step, for a sweep that cuts some tiles its own way. */
-export function todaySplitter(o: Pick<BoxStepOptions, 'minTileSizeDeg' | 'followDensity' | 'region'>): Splitter {
-  return (tile, hits, mem, max) =>
-    splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg: o.minTileSizeDeg, followDensity: o.followDensity, region: o.region, memory: mem });
+export function todaySplitter(o: Pick<BoxStepOptions, 'budget' | 'region'>): Splitter {
+  const { minTileSizeDeg, followDensity } = o.budget;
+  // `max` is the cap this tile reached (a silent cap may be below the budget's maxPerRequest).
+  return (tile, hits, mem, max) => splitTile(tile, hits, { maxPerRequest: max, minTileSizeDeg, followDensity, region: o.region, memory: mem });
 }
 
 /** The one summary of the branches a spatial check stopped (undefined: none), for the run's warning and note. */
@@ -86,13 +86,13 @@ export function createBoxStep(o: BoxStepOptions): BoxStep {
   const split: Splitter = o.split ?? todaySplitter(o);
   return {
     label: o.label,
-    maxPerRequest: o.maxPerRequest,
+    budget: o.budget,
     memory,
     async answer(tile, result, askAny) {
       // A stratum's tile (a pilot sweep's) is confirmed by requests for its own types, and its children are of its stratum.
       const ask: AskBox = tile.types === undefined ? askAny : (probe) => askAny(inStratum(probe, tile.types));
       const seen = boxAnswer(result);
-      const { max, redo } = await capDetector.observe(tile, seen, o.maxPerRequest, ask);
+      const { max, redo } = await capDetector.observe(tile, seen, o.budget.maxPerRequest, ask);
       const verdict = judgeBoxAnswer(tile.bbox, result, max, `${o.label} tile ${tile.id}`);
       if (verdict.kind === 'untrusted') return { outcome: settle(tile, result, verdict, undefined, place), redo };
       memory.observe(tile, verdict.received, verdict.kind === 'capped');

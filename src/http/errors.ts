@@ -36,8 +36,8 @@ export class HttpTimeoutError extends Error implements RetryHint {
  * The reply body (counted after decompression) grew past the transport's limit, so reading stopped
  * and the connection was dropped. Not retryable: the next try would fill memory the same way.
  */
-export class ResponseTooLarge extends Error implements RetryHint {
-  override readonly name = 'ResponseTooLarge';
+export class ResponseTooLargeError extends Error implements RetryHint {
+  override readonly name = 'ResponseTooLargeError';
   readonly retryable = false;
   readonly url: string;
 
@@ -59,8 +59,8 @@ export class ResponseTooLarge extends Error implements RetryHint {
  * or port), where the request's headers (API keys) must not go; or round in circles. A base URL
  * that redirects is a configuration matter (exit 2): point `baseUrl` at the final address.
  */
-export class RedirectRefused extends Error implements RetryHint, Terminal {
-  override readonly name = 'RedirectRefused';
+export class RedirectRefusedError extends Error implements RetryHint, Terminal {
+  override readonly name = 'RedirectRefusedError';
   readonly retryable = false;
   readonly exitCode = ExitCode.usage;
   readonly terminal = true;
@@ -92,8 +92,8 @@ export class RedirectRefused extends Error implements RetryHint, Terminal {
  * The server asked for a wait (Retry-After) longer than the scheduler's ceiling. Waiting would park
  * a unit of the run for that long, so the call fails instead; `level` says to report it as a warning.
  */
-export class RetryAfterTooLong extends Error implements RetryHint {
-  override readonly name = 'RetryAfterTooLong';
+export class RetryAfterTooLongError extends Error implements RetryHint {
+  override readonly name = 'RetryAfterTooLongError';
   readonly retryable = false;
   readonly level = 'warn';
 
@@ -115,8 +115,8 @@ export class RetryAfterTooLong extends Error implements RetryHint {
  * The run's request budget is spent: no further request is sent. Carries the numbers so the run can
  * end partial with a message saying how many requests went out and what the budget was.
  */
-export class RequestBudgetExceeded extends Error implements RetryHint {
-  override readonly name = 'RequestBudgetExceeded';
+export class RequestBudgetExceededError extends Error implements RetryHint {
+  override readonly name = 'RequestBudgetExceededError';
   readonly retryable = false;
 
   constructor(
@@ -184,7 +184,7 @@ export class RetriesExhaustedError extends Error implements RetryHint {
  * Abort reason the scheduler uses when an attempt runs out of time. Named `TimeoutError` like the
  * DOMException of `AbortSignal.timeout()`, so a transport recognises either, and it carries the limit.
  */
-export class AttemptTimeout extends Error {
+export class AttemptTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 
   constructor(readonly timeoutMs: number) {

@@ -1,11 +1,11 @@
 import { collectSecrets, redactReplyBody, redactText } from '../util/redact.js';
 import {
-  AttemptTimeout,
+  AttemptTimeoutError,
   HttpConnectionError,
   HttpRequestError,
   HttpTimeoutError,
-  RedirectRefused,
-  ResponseTooLarge,
+  RedirectRefusedError,
+  ResponseTooLargeError,
 } from './errors.js';
 import type { HttpGet, HttpReply, Transport } from './types.js';
 
@@ -14,7 +14,7 @@ export interface FetchTransportOptions {
   readonly userAgent?: string;
   /**
    * Largest reply body accepted, counted after decompression (a small gzip can expand a
-   * thousandfold). Reading stops there and the call fails with `ResponseTooLarge`. Default 64 MiB.
+   * thousandfold). Reading stops there and the call fails with `ResponseTooLargeError`. Default 64 MiB.
    */
   readonly maxResponseBytes?: number;
   /**
@@ -130,7 +130,7 @@ class Exchange {
 
   constructor(request: HttpGet, deadlineMs: number) {
     this.#callerSignal = request.signal;
-    this.#timer = setTimeout(() => this.#controller.abort(new AttemptTimeout(deadlineMs)), deadlineMs);
+    this.#timer = setTimeout(() => this.#controller.abort(new AttemptTimeoutError(deadlineMs)), deadlineMs);
     this.#callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
     if (this.#callerSignal?.aborted) this.#controller.abort(this.#callerSignal.reason);
   }
@@ -161,7 +161,7 @@ class Exchange {
 async function readBody(response: Response, limit: number, exchange: Exchange, operation: string, url: URL): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
-    const error = new ResponseTooLarge(operation, limit, declared, url);
+    const error = new ResponseTooLargeError(operation, limit, declared, url);
     exchange.abort(error);
     throw error;
   }
@@ -175,7 +175,7 @@ async function readBody(response: Response, limit: number, exchange: Exchange, o
     total += value.byteLength;
     exchange.receivedBytes = total;
     if (total > limit) {
-      const error = new ResponseTooLarge(operation, limit, total, url);
+      const error = new ResponseTooLargeError(operation, limit, total, url);
       // Aborting (rather than only cancelling the reader) also stops the decompressor and the socket.
       exchange.abort(error);
       await reader.cancel(error).catch(() => undefined);
@@ -193,15 +193,15 @@ function isRedirect(status: number): boolean {
 /** Where a redirect points, if the transport may follow it: same origin only, a bounded number of times. */
 function redirectTarget(operation: string, response: Response, current: URL, hops: number, maxRedirects: number): URL {
   const location = response.headers.get('location');
-  if (location === null) throw new RedirectRefused(operation, 'no-location', response.status, current);
+  if (location === null) throw new RedirectRefusedError(operation, 'no-location', response.status, current);
   let next: URL;
   try {
     next = new URL(location, current);
   } catch {
-    throw new RedirectRefused(operation, 'no-location', response.status, current);
+    throw new RedirectRefusedError(operation, 'no-location', response.status, current);
   }
-  if (next.origin !== current.origin) throw new RedirectRefused(operation, 'cross-origin', response.status, current, next);
-  if (hops >= maxRedirects) throw new RedirectRefused(operation, 'too-many', response.status, current, next);
+  if (next.origin !== current.origin) throw new RedirectRefusedError(operation, 'cross-origin', response.status, current, next);
+  if (hops >= maxRedirects) throw new RedirectRefusedError(operation, 'too-many', response.status, current, next);
   return next;
 }
 
@@ -235,11 +235,11 @@ function safeDecode(value: string): string {
 }
 
 function classify(error: unknown, request: HttpGet, exchange: Exchange, secrets: readonly string[]): unknown {
-  if (error instanceof ResponseTooLarge || error instanceof RedirectRefused) return error;
+  if (error instanceof ResponseTooLargeError || error instanceof RedirectRefusedError) return error;
   const signal = exchange.signal;
   if (signal.aborted) {
     const reason: unknown = signal.reason;
-    if (reason instanceof ResponseTooLarge) return reason;
+    if (reason instanceof ResponseTooLargeError) return reason;
     if (isTimeoutReason(reason)) return new HttpTimeoutError(request.operation, timeoutMsOf(reason), request.url, exchange.receivedBytes);
     // Aborted for another reason (shutdown): hand the caller its own reason back, as fetch does.
     return reason;

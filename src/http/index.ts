@@ -1,16 +1,16 @@
 export type { HttpGet, HttpReply, RequestScheduler, RetryHint, SchedulerEvent, Transport } from './types.js';
 export {
-  AttemptTimeout,
+  AttemptTimeoutError,
   describeError,
   HttpConnectionError,
   HttpRequestError,
   HttpTimeoutError,
   isRetryHint,
-  RedirectRefused,
-  RequestBudgetExceeded,
-  ResponseTooLarge,
+  RedirectRefusedError,
+  RequestBudgetExceededError,
+  ResponseTooLargeError,
   RetriesExhaustedError,
-  RetryAfterTooLong,
+  RetryAfterTooLongError,
   retryHintOf,
 } from './errors.js';
 export {

@@ -2,13 +2,13 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { AdaptiveRate, type RateChange } from './adaptive-rate.js';
 import { sleep, systemClock, type Clock } from './clock.js';
 import {
-  AttemptTimeout,
+  AttemptTimeoutError,
   describeError,
   HttpTimeoutError,
   isRetryHint,
-  RequestBudgetExceeded,
+  RequestBudgetExceededError,
   RetriesExhaustedError,
-  RetryAfterTooLong,
+  RetryAfterTooLongError,
   retryHintOf,
 } from './errors.js';
 import { TokenBucket } from './token-bucket.js';
@@ -29,13 +29,13 @@ export interface RequestSchedulerOptions {
   readonly maxDelayMs?: number;
   /**
    * Longest server Retry-After the scheduler waits. A longer one fails the call at once with
-   * `RetryAfterTooLong` (a warning), so one odd header cannot park a unit of a nightly run.
+   * `RetryAfterTooLongError` (a warning), so one odd header cannot park a unit of a nightly run.
    * Default 300 000.
    */
   readonly maxRetryAfterMs?: number;
   /**
    * Requests (attempts, retries included) the scheduler sends at most over its life, i.e. one run.
-   * Past it every call fails with `RequestBudgetExceeded` without sending. Default: no budget.
+   * Past it every call fails with `RequestBudgetExceededError` without sending. Default: no budget.
    */
   readonly maxRequests?: number;
   /** Rate multiplier on HTTP 429. Default 0.5. */
@@ -198,7 +198,7 @@ class Scheduler implements MeteredRequestScheduler {
       }
 
       if (hint.retryAfterMs !== undefined && hint.retryAfterMs > this.#maxRetryAfterMs) {
-        throw this.#fail(operation, attemptNo, new RetryAfterTooLong(operation, hint.retryAfterMs, this.#maxRetryAfterMs, error));
+        throw this.#fail(operation, attemptNo, new RetryAfterTooLongError(operation, hint.retryAfterMs, this.#maxRetryAfterMs, error));
       }
       const delayMs = hint.retryAfterMs ?? this.#backoff(attemptNo);
       this.#retryCount += 1;
@@ -233,7 +233,7 @@ class Scheduler implements MeteredRequestScheduler {
     let timedOut = false;
     const timer = this.#clock.setTimer(() => {
       timedOut = true;
-      controller.abort(new AttemptTimeout(this.#timeoutMs));
+      controller.abort(new AttemptTimeoutError(this.#timeoutMs));
     }, this.#timeoutMs);
     // Not AbortSignal.any: that ties every attempt signal to the long-lived run signal, which older
     // Node releases did not free promptly. A listener removed in `finally` cannot leak.
@@ -263,7 +263,7 @@ class Scheduler implements MeteredRequestScheduler {
   }
 
   #overBudget(operation: string): Outcome<never> {
-    return { ok: false, error: new RequestBudgetExceeded(operation, this.#maxRequests, this.#requestsSent), sentAt: this.#clock.now() };
+    return { ok: false, error: new RequestBudgetExceededError(operation, this.#maxRequests, this.#requestsSent), sentAt: this.#clock.now() };
   }
 
   #applyRate(change: RateChange | undefined): void {

@@ -3,7 +3,7 @@ import type { RunMeta } from '../db/run-record.js';
 import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';
 import type { Db } from '../db/connect.js';
-import { assertUpstreamUsable, probeUpstream } from '../efa/probe.js';
+import { assertUpstreamUsable, probeUpstream } from './probe.js';
 import { sourceOf } from '../relations/index.js';
 import { isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { RequestScheduler } from '../http/types.js';

@@ -1,4 +1,5 @@
-import { finishedUnits, pendingTiles, recordTiles } from '../db/ledger.js';
+import { finishedUnits, recordTiles } from '../db/ledger.js';
+import { pendingTiles } from '../db/plan-reads.js';
 import { errorText } from '../errors.js';
 import type { LoadedJob } from '../job/index.js';
 import type { Outcome, RunContext, RunKind } from './kind.js';
@@ -7,7 +8,8 @@ import { createCapDetector, createSpatialCheck, createSplitMemory, regionBBox, t
 import { notSpatialNote } from '../harvest/index.js';
 import { redactText } from '../util/redact.js';
 import { sweepAddInfo } from '../sweep/add-info.js';
-import { createBatchingWriter, type SweepContext } from '../sweep/context.js';
+import { createBatchingWriter } from '../db/batching-writer.js';
+import type { SweepContext } from '../sweep/context.js';
 import { pendingRecord, sweepCoord } from '../sweep/coord.js';
 import { nightlyEnd } from './finalise.js';
 import { sweepOpArea } from '../sweep/op-area.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect.js';
 import type { EfaClient } from '../efa/client.js';
-import type { BoxSweepConfig, Job, ResolvedRegion } from '../job/index.js';
-import { minTileOf, type BBox, type Tile } from '../tiling/index.js';
+import type { Job, ResolvedRegion } from '../job/index.js';
+import type { BBox, Tile, TileBudget } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 
 /** What a snapshot sweep needs; built once per snapshot run. */
@@ -21,9 +21,9 @@ export interface SnapshotContext {
 }
 
 /** The tile-sweep options every snapshot kind shares: its region, the job's concurrency, the logger. */
-export function tileSweepBase(ctx: SnapshotContext, label: string, tiles: readonly Tile[], cfg: BoxSweepConfig) {
+export function tileSweepBase(ctx: SnapshotContext, label: string, tiles: readonly Tile[], budget: TileBudget) {
   return {
-    label, tiles, region: ctx.region, regionBBox: ctx.regionBBox, maxPerRequest: cfg.maxPerRequest, ...minTileOf(cfg),
+    label, tiles, region: ctx.region, regionBBox: ctx.regionBBox, budget,
     concurrency: ctx.job.rateLimit.concurrency, log: ctx.log, secrets: ctx.secrets,
   } as const;
 }

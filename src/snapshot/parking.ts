@@ -1,4 +1,4 @@
-import { minTileOf } from '../tiling/index.js';
+import { tileBudgetOf } from '../tiling/index.js';
 import type { ParkingRow, SnapshotWrite } from '../db/snapshots.js';
 import type { Job } from '../job/index.js';
 import type { Dialect } from '../efa/dialect.js';
@@ -25,19 +25,18 @@ function writesNumbersAsText(dialect: Dialect): boolean {
  * (parkingSearchMethod=BB, parkObjInfo=1, parkObjInfoRealtime=1) per tile, split on the cap.
  */
 export async function snapshotParking(ctx: SnapshotContext, cfg: ParkingSweep): Promise<SnapshotWrite<ParkingRow> & { others: number }> {
-  const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, {
-    jobName: ctx.job.name, kind: 'parking', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: minTileOf(cfg).minTileSizeDeg,
-  });
+  const budget = tileBudgetOf(cfg);
+  const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, { jobName: ctx.job.name, kind: 'parking', region: ctx.region, budget });
   ctx.log.info(`parking: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} parking objects of the previous snapshot` : 'to start from'}`);
   const swept = await sweepSnapshotTiles({
-    ...tileSweepBase(ctx, 'parking', planned, cfg),
+    ...tileSweepBase(ctx, 'parking', planned, budget),
     request: (tile) =>
       ctx.client.coordInfoParking({
         parkingBBox: [...tile.bbox],
         parkingObjectType: cfg.objectTypes,
         parkObjInfo: true,
         parkObjInfoRealtime: cfg.realtime,
-        max: cfg.maxPerRequest,
+        max: budget.maxPerRequest,
       }),
     rowOf: (pin) => (isParking(pin) ? toParkingRow(pin, writesNumbersAsText(ctx.client.dialect), ctx.timeZone) : undefined),
     keyOf: (row) => row.parkingKey,

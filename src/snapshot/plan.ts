@@ -3,7 +3,7 @@ import { previousSnapshot, type SnapshotKind, type SnapshotRecord, type Snapshot
 import type { Database } from '../db/tables.js';
 import type { ResolvedRegion } from '../job/index.js';
 import { initialCoordTiles } from '../sweep/plan.js';
-import { planFromKnownPoints, type Tile } from '../tiling/index.js';
+import { planFromKnownPoints, type Tile, type TileBudget } from '../tiling/index.js';
 import { makeTile } from '../tiling/geo.js';
 
 /**
@@ -19,7 +19,7 @@ import { makeTile } from '../tiling/geo.js';
  */
 export async function planSnapshotTiles(
   db: Kysely<Database>,
-  q: { jobName: string; kind: SnapshotKind; region: ResolvedRegion; maxPerRequest: number; minTileSizeDeg: number },
+  q: { jobName: string; kind: SnapshotKind; region: ResolvedRegion; budget: TileBudget },
 ): Promise<{ tiles: Tile[]; known: number }> {
   const previous = await previousSnapshot(db, q.jobName, q.kind);
   const known = previous ? previous.points.length / 2 : 0;
@@ -28,7 +28,7 @@ export async function planSnapshotTiles(
     const tiles = previous.leaves.map((l): Tile => ({ ...makeTile(l.bbox, 0), known: l.objects }));
     return { tiles, known };
   }
-  return { tiles: planFromKnownPoints(q.region, previous.points, { maxPerRequest: q.maxPerRequest, minTileSizeDeg: q.minTileSizeDeg }), known };
+  return { tiles: planFromKnownPoints(q.region, previous.points, q.budget), known };
 }
 
 /** Objects per stored row above which answers count as mixed (edge duplicates alone stay below). */

@@ -3,7 +3,7 @@ import { canonicalJson } from '../efa/parse/duplicates.js';
 import type { EfaResult, Pin } from '../efa/index.js';
 import type { ResolvedRegion } from '../job/index.js';
 import { afterSilentCap, createBoxStep, silentCapWarning, sweepBoxes, type BoxSink, type KeptStatus } from '../harvest/index.js';
-import type { BBox, Tile } from '../tiling/index.js';
+import type { BBox, Tile, TileBudget } from '../tiling/index.js';
 import type { Logger } from '../util/log.js';
 /**
  * One snapshot's box sweep, for vehicles and parking alike: each tile is requested once; an answer
@@ -18,10 +18,8 @@ export interface TileSweepOptions<Row> {
   readonly tiles: readonly Tile[];
   readonly region: ResolvedRegion;
   readonly regionBBox: BBox;
-  readonly maxPerRequest: number;
-  readonly minTileSizeDeg: number;
-  /** Whether a still-capped tile at the minimum may follow its density below it (the job set no minimum). */
-  readonly followDensity: boolean;
+  /** The sweep's one tile budget (tileBudgetOf): its cap per request and its smallest tile. */
+  readonly budget: TileBudget;
   readonly concurrency: number;
   readonly log: Logger;
   readonly secrets: readonly string[];
@@ -64,9 +62,7 @@ export async function sweepSnapshotTiles<Row>(o: TileSweepOptions<Row>): Promise
   let others = 0;
   const step = createBoxStep({
     label: o.label,
-    maxPerRequest: o.maxPerRequest,
-    minTileSizeDeg: o.minTileSizeDeg,
-    followDensity: o.followDensity,
+    budget: o.budget,
     region: o.region,
     regionBBox: o.regionBBox,
     secrets: o.secrets,

@@ -1,4 +1,4 @@
-import { minTileOf } from '../tiling/index.js';
+import { tileBudgetOf } from '../tiling/index.js';
 import type { SnapshotReject, SnapshotTileRow, SnapshotWrite, VehicleRow } from '../db/snapshots.js';
 import type { Pin } from '../efa/index.js';
 import { SHARING_VEHICLE_KINDS } from '../efa/request/vehicle-detail.js';
@@ -28,17 +28,16 @@ export interface VehicleSnapshot extends SnapshotWrite<VehicleRow> {
  * them counted towards `max` and dropped), then the vehicle-detail mode within its budget.
  */
 export async function snapshotVehicles(ctx: SnapshotContext, cfg: VehiclesSweep): Promise<VehicleSnapshot> {
-  const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, {
-    jobName: ctx.job.name, kind: 'vehicles', region: ctx.region, maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: minTileOf(cfg).minTileSizeDeg,
-  });
+  const budget = tileBudgetOf(cfg);
+  const { tiles: planned, known } = await planSnapshotTiles(ctx.db.kysely, { jobName: ctx.job.name, kind: 'vehicles', region: ctx.region, budget });
   ctx.log.info(`vehicles: ${planned.length} tile(s) ${known > 0 ? `planned from ${known} vehicles of the previous snapshot` : 'to start from'}`);
   const swept = await sweepSnapshotTiles({
-    ...tileSweepBase(ctx, 'vehicles', planned, cfg),
+    ...tileSweepBase(ctx, 'vehicles', planned, budget),
     request: (tile) =>
       ctx.client.coordInfoBox({
         bbox: [...tile.bbox],
         filters: [{ type: 'ANY' }],
-        max: cfg.maxPerRequest,
+        max: budget.maxPerRequest,
         vehSF: cfg.kinds ?? [...SHARING_VEHICLE_KINDS],
         ...(cfg.engines ? { vehEngineType: cfg.engines } : {}),
         ...(cfg.locationTypes ? { vehLocType: cfg.locationTypes } : {}),

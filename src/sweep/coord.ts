@@ -6,7 +6,7 @@ import { isSharingVehicle } from '../relations/pins.js';
 import { PARKING } from '../efa/records.js';
 import { createBoxStep, sweepBoxes, type BoxSink, type BoxSweepEnd, type Splitter, type TileOutcome } from '../harvest/index.js';
 import type { Job } from '../job/index.js';
-import { minTileOf, type SplitMemory, type Tile } from '../tiling/index.js';
+import { tileBudgetOf, type SplitMemory, type Tile } from '../tiling/index.js';
 import { failpoint } from '../util/failpoint.js';
 import { errorText, isFatal } from '../errors.js';
 import { createBacklog } from './backlog.js';
@@ -90,8 +90,7 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
   const runId = ctx.run.runId;
   const step = createBoxStep({
     label: 'coordInfo',
-    maxPerRequest: cfg.maxPerRequest,
-    ...minTileOf(cfg),
+    budget: tileBudgetOf(cfg),
     region: ctx.region,
     regionBBox: ctx.regionBBox,
     secrets: ctx.secrets,

@@ -21,12 +21,13 @@
  * a request (attempts 0). A resumed run sweeps what is pending, and plans a block not planned at the
  * crash from the pilot's pins the run stored (efa.pins of the pilot type seen in this run).
  */
-import { coordTileRows, recordTiles, runPinCount, runPinPoints } from '../db/ledger.js';
+import { recordTiles } from '../db/ledger.js';
+import { coordTileRows, runPinCount, runPinPoints } from '../db/plan-reads.js';
 import { PARKING } from '../efa/records.js';
 import type { Pin } from '../efa/index.js';
 import { todaySplitter } from '../harvest/index.js';
 import type { Job } from '../job/index.js';
-import { createSplitMemory, inStratum, minTileOf, type Tile } from '../tiling/index.js';
+import { createSplitMemory, inStratum, tileBudgetOf, type Tile } from '../tiling/index.js';
 import { makeTile } from '../tiling/geo.js';
 import { PointList } from '../util/point-list.js';
 import { PILOT_PRIOR, RatioEstimate, blockFallsBack, pilotBlocks, pilotVerdict, pinsIn, planFromPilot, type TypedHit } from '../tiling/pilot.js';
@@ -93,7 +94,7 @@ export async function sweepCoordPilot(ctx: SweepContext, root: Tile): Promise<vo
   let hits: TypedHit<string>[] = [];
   let strata: Strata | undefined;
   let decided = false;
-  const today = todaySplitter({ ...minTileOf(cfg), region: ctx.region });
+  const today = todaySplitter({ budget: tileBudgetOf(cfg), region: ctx.region });
   await sweepCoord(ctx, [root], {
     firstNight: true,
     answered: (tile, result) => {
@@ -141,8 +142,8 @@ interface PlannedState {
 
 /** The planned stratum: cut into blocks by the pilot's pins, each block planned from them and swept in turn. */
 async function sweepPlanned(ctx: SweepContext, cfg: CoordSweep, stratum: Tile, s: Strata, state: PlannedState): Promise<void> {
-  const max = cfg.maxPerRequest;
-  const opts = { maxPerRequest: max, minTileSizeDeg: minTileOf(cfg).minTileSizeDeg };
+  const budget = tileBudgetOf(cfg);
+  const max = budget.maxPerRequest;
   const types = stratum.types ?? s.planned;
   const { transact, run, log } = ctx;
   if (state.pending.length > 0) await sweepCoord(ctx, state.pending, { firstNight: false, splitMemory: createSplitMemory() });
@@ -155,7 +156,7 @@ async function sweepPlanned(ctx: SweepContext, cfg: CoordSweep, stratum: Tile, s
       await sweepCoord(ctx, [stratum], { firstNight: false, splitMemory: createSplitMemory() });
       return;
     }
-    const cut = pilotBlocks(ctx.region, pilotPins, opts).map((b) => inStratum(makeTile(b.bbox, stratum.depth + 1, stratum.id), types));
+    const cut = pilotBlocks(ctx.region, pilotPins, budget).map((b) => inStratum(makeTile(b.bbox, stratum.depth + 1, stratum.id), types));
     await transact((tx) =>
       recordTiles(tx.kysely, run.runId, [tileRecord(stratum, { status: 'split', attempts: 0, hits: 0, durationMs: 0 }), ...cut.map(pendingRecord)]),
     );
@@ -173,7 +174,7 @@ async function sweepPlanned(ctx: SweepContext, cfg: CoordSweep, stratum: Tile, s
     }
     let tiles: Tile[] = [block];
     if (!fallback) {
-      const plan = planFromPilot(block, pilotPins, ratio.value, opts);
+      const plan = planFromPilot(block, pilotPins, ratio.value, budget);
       if (plan.length > 1 || plan[0]?.bbox.some((x, i) => x !== block.bbox[i])) {
         tiles = plan.map((p) => inStratum(makeTile(p.bbox, block.depth + 1, block.id), types));
         await transact((tx) =>

@@ -3,7 +3,7 @@ import { knownPinPoints } from '../db/known.js';
 import type { Database } from '../db/tables.js';
 import { ConfigError } from '../errors.js';
 import type { Job, ResolvedRegion } from '../job/index.js';
-import { bboxSizeMetres, coverRegion, minTileOf, planBudget, planFromKnownPoints, regionBBox, type Budget, type Tile } from '../tiling/index.js';
+import { bboxSizeMetres, coverRegion, planBudget, planFromKnownPoints, regionBBox, tileBudgetOf, type Budget, type Tile } from '../tiling/index.js';
 
 /** RADIAL OpArea circles are laid on a grid of about this edge, each circle reaching its cell's corners. */
 const radialCellMetres = 5_000;
@@ -106,5 +106,5 @@ export async function planCoordTiles(db: Kysely<Database>, source: string, cfg: 
   const points = await knownPinPoints(db, source, cfg, region);
   const known = points.length / 2;
   if (known === 0) return { tiles: initialCoordTiles(region), known };
-  return { tiles: planFromKnownPoints(region, points, { maxPerRequest: cfg.maxPerRequest, minTileSizeDeg: minTileOf(cfg).minTileSizeDeg }), known };
+  return { tiles: planFromKnownPoints(region, points, tileBudgetOf(cfg)), known };
 }

@@ -1,4 +1,4 @@
-import { dueStopsPage } from '../db/ledger.js';
+import { dueStopsPage } from '../db/plan-reads.js';
 import { nightNumber } from '../db/runs.js';
 import { mergeRows } from '../db/merge.js';
 import { lines, stopLines, toLineRow } from '../relations/index.js';

@@ -8,7 +8,7 @@ export type { CoverOptions } from './cover.js';
 export { estimateTileCount, readCappedAnswer, readPatches } from './estimate.js';
 export type { CappedAnswerReading, PatchReading, UnseenCell } from './estimate.js';
 export { PRECISION_MIN_TILE_DEG, splitTile } from './split.js';
-export { DEFAULT_MIN_TILE_DEG, minTileOf } from './options.js';
+export { DEFAULT_MIN_TILE_DEG, minTileOf, tileBudgetOf, type TileBudget } from './options.js';
 export type { SplitOptions } from './split.js';
 export { createSplitMemory } from './split-memory.js';
 export type { AnswerReadingKind, PatchCover, SplitChild, SplitMemory, SplitSizing } from './split-memory.js';

@@ -25,3 +25,20 @@ export const DEFAULT_MIN_TILE_DEG = 0.002;
 export function minTileOf(cfg: { readonly minTileSizeDeg?: number | undefined }): { minTileSizeDeg: number; followDensity: boolean } {
   return cfg.minTileSizeDeg === undefined ? { minTileSizeDeg: DEFAULT_MIN_TILE_DEG, followDensity: true } : { minTileSizeDeg: cfg.minTileSizeDeg, followDensity: false };
 }
+
+/**
+ * What a box sweep is told about its boxes, made once per sweep from the job's settings
+ * (`tileBudgetOf`) and handed on as one value to whatever plans, asks and splits its tiles: how many
+ * objects one request may return, the smallest tile, and whether a still-capped tile at that minimum
+ * may follow its density below it.
+ */
+export interface TileBudget {
+  readonly maxPerRequest: number;
+  readonly minTileSizeDeg: number;
+  readonly followDensity: boolean;
+}
+
+/** A sweep's tile budget from its job settings (`sweeps.coord`, `sweeps.vehicles`, …). */
+export function tileBudgetOf(cfg: { readonly maxPerRequest: number; readonly minTileSizeDeg?: number | undefined }): TileBudget {
+  return { maxPerRequest: cfg.maxPerRequest, ...minTileOf(cfg) };
+}

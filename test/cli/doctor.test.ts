@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDb } from '../../src/db/index.js';
 import { createRun } from '../../src/db/runs.js';
-import { probeUpstream, UpstreamConfigError, assertUpstreamUsable } from '../../src/efa/probe.js';
+import { probeUpstream, UpstreamConfigError, assertUpstreamUsable } from '../../src/run/probe.js';
 import type { JobInput } from '../../src/job/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';

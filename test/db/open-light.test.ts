@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMigratedDb } from '../../src/cli/common.js';
+import { openMigratedDb } from '../../src/cli/database.js';
 import { migrate, openDb } from '../../src/db/index.js';
 import { createTestDbUrl, dbKind, type TestDbUrl } from '../helpers/db.js';
 

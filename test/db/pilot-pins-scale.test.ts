@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
 import { createRun, type OpenedRun } from '../../src/db/runs.js';
-import { runPinPoints } from '../../src/db/ledger.js';
+import { runPinPoints } from '../../src/db/plan-reads.js';
 import type { RunScope } from '../../src/relations/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
-import { pendingTiles, recordTiles, type TileRecord } from '../../src/db/ledger.js';
+import { recordTiles, type TileRecord } from '../../src/db/ledger.js';
+import { pendingTiles } from '../../src/db/plan-reads.js';
 import { createRun, type OpenedRun } from '../../src/db/runs.js';
 import type { RunScope } from '../../src/relations/index.js';
 import { inStratum, makeTile } from '../../src/tiling/geo.js';

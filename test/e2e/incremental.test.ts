@@ -1,13 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/run/index.js';
-import { createLogger } from '../../src/util/log.js';
+import type { Simulator } from '../../src/sim/index.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
-import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
-import { inlineJob } from '../helpers/job.js';
+import { dbKind, type TestDb } from '../helpers/db.js';
+import { harvestedDb, type HarvestedDb } from '../helpers/harvested.js';
 
-const silent = createLogger({ level: 'error', format: 'json' });
 const today = '2026-11-22';
 const region = [9.1, 48.72, 9.26, 48.82] as const;
 const maxPerRequest = 40;
@@ -45,32 +43,22 @@ async function rowVersions(t: TestDb): Promise<Map<string, string>> {
 }
 
 describe('incremental refresh against a changing world', () => {
+  let harvested: HarvestedDb;
   let sim: Simulator;
   let t: TestDb;
-  const loaded = (baseUrl: string) =>
-    inlineJob({
-      name: 'nightly',
-      baseUrl,
-      region: { bbox: [...region] },
-      rateLimit: { requestsPerSecond: 300, concurrency: 6 },
-      sweeps: {
-        coord: { types: ['STOP', 'POI_POINT'], maxPerRequest },
-        opArea: { mode: 'ALL', geometry: true },
-        servingLines: { forStops: true, refreshEveryNights: 1 },
-        addInfo: { publicationStatus: 'current' },
-      },
-    });
-  const night = (): Promise<RunSummary> => runJob({ loaded: loaded(sim.url), db: t.db, log: silent, today });
+  const night = (): Promise<RunSummary> => harvested.night();
   let first: RunSummary;
 
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, seed: 9, size: 2000, today });
-    t = await openTestDb();
-    first = await night();
+    harvested = await harvestedDb({
+      seed: 9, size: 2000, today, name: 'nightly', region, types: ['STOP', 'POI_POINT'], maxPerRequest,
+      sweeps: { servingLines: { forStops: true, refreshEveryNights: 1 } },
+    });
+    ({ sim, t } = harvested);
+    first = harvested.run!;
   }, 300_000);
   afterAll(async () => {
-    await t?.dispose();
-    await sim?.stop();
+    await harvested?.dispose();
   });
 
   it('night two against an unchanged API writes no entity row and costs close to the floor', async () => {

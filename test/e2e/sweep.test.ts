@@ -1,41 +1,30 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/run/index.js';
-import { createLogger } from '../../src/util/log.js';
+import type { Simulator } from '../../src/sim/index.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
-import { openTestDb, type TestDb } from '../helpers/db.js';
-import { inlineJob } from '../helpers/job.js';
+import type { TestDb } from '../helpers/db.js';
+import { harvestedDb, type HarvestedDb } from '../helpers/harvested.js';
 
-const silent = createLogger({ level: 'error', format: 'json' });
 // A region inside the world (not all of it), so pins outside the region must stay out.
 const region = [9.1, 48.72, 9.26, 48.82] as const;
 const maxPerRequest = 60;
 
 describe('end to end: one run against the simulator', () => {
+  let harvested: HarvestedDb;
   let sim: Simulator;
   let t: TestDb;
   let summary: RunSummary;
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, seed: 7, size: 2500, today: '2026-11-22' });
-    t = await openTestDb();
-    const loaded = inlineJob({
-      name: 'e2e',
-      baseUrl: sim.url,
-      region: { bbox: [...region] },
+    harvested = await harvestedDb({
+      seed: 7, size: 2500, name: 'e2e', region, types: ['STOP', 'POI_POINT'], maxPerRequest,
       rateLimit: { requestsPerSecond: 200, concurrency: 6 },
-      sweeps: {
-        coord: { types: ['STOP', 'POI_POINT'], maxPerRequest },
-        opArea: { mode: 'ALL', geometry: true },
-        servingLines: { forStops: true },
-        addInfo: { publicationStatus: 'current' },
-      },
     });
-    summary = await runJob({ loaded, db: t.db, log: silent, today: '2026-11-22' });
+    ({ sim, t } = harvested);
+    summary = harvested.run!;
   });
   afterAll(async () => {
-    await t?.dispose();
-    await sim?.stop();
+    await harvested?.dispose();
   });
 
   it('succeeds and records the run', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordProblem } from '../../src/efa/parse/common.js';
+import { RecordProblemError } from '../../src/efa/parse/common.js';
 import { readGeoJsonAreas } from '../../src/efa/parse/geojson.js';
 import { MAX_AREA_POINTS } from '../../src/efa/parse/limits.js';
 import { parseProviders } from '../../src/efa/parse/providers.js';
@@ -40,6 +40,6 @@ describe('area geometries beyond the point cap', () => {
     const fromText = parseProviders({ providers: [{ id: 't', name: 'T', vehicleType: 'BIKE', areas: [{ id: 'a', polygon: text }] }] });
     expect(fromText.rejects[0]?.reason).toMatch(/more than \d+ points/);
     const lonLat = circle(MAX_AREA_POINTS + 10).map(([lat, lon]) => [lon, lat]);
-    expect(() => readGeoJsonAreas({ type: 'Polygon', coordinates: [lonLat] }, ['operatingZone'])).toThrow(RecordProblem);
+    expect(() => readGeoJsonAreas({ type: 'Polygon', coordinates: [lonLat] }, ['operatingZone'])).toThrow(RecordProblemError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShapeMismatch } from '../../src/efa/parse/common.js';
+import { ShapeMismatchError } from '../../src/efa/parse/common.js';
 import { parseLocations } from '../../src/efa/parse/locations.js';
 import { parsePins } from '../../src/efa/parse/pins.js';
 import { locationSchema, pinSchema } from '../../src/efa/records.js';
@@ -75,11 +75,11 @@ describe('parsePins (json)', () => {
     expect(rejects[2]?.reason).toContain('<=90');
   });
 
-  it('throws ShapeMismatch when there is no pins list', () => {
-    expect(() => parsePins({ error: 'oops' })).toThrow(ShapeMismatch);
+  it('throws ShapeMismatchError when there is no pins list', () => {
+    expect(() => parsePins({ error: 'oops' })).toThrow(ShapeMismatchError);
     expect(() => parsePins({ pins: {} })).toThrow(/pins: expected an array/);
     expect(() => parsePins([])).toThrow(/expected a JSON object, got an array/);
-    expect(() => parsePins(null)).toThrow(ShapeMismatch);
+    expect(() => parsePins(null)).toThrow(ShapeMismatchError);
     expect(parsePins({ pins: [] })).toEqual({ records: [], rejects: [] });
   });
 });

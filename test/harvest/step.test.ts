@@ -11,7 +11,7 @@ const noAsk: AskBox = async () => undefined;
 
 const pin = (id: string, lon: number, lat: number): Pin => ({ type: 'STOP', id, name: id, coord: { lon, lat }, motTypes: [], attrs: {} });
 const result = (records: Pin[], rejects: EfaResult<Pin>['rejects'] = []): EfaResult<Pin> => ({ records, rejects, messages: [], status: 200, durationMs: 1, attempts: 2 });
-const step = (max = 10, minTileSizeDeg = 0.002) => createBoxStep({ label: 'coordInfo', maxPerRequest: max, minTileSizeDeg, followDensity: false, region: { bbox: REGION } });
+const step = (max = 10, minTileSizeDeg = 0.002) => createBoxStep({ label: 'coordInfo', budget: { maxPerRequest: max, minTileSizeDeg, followDensity: false }, region: { bbox: REGION } });
 const spread = (n: number, b: BBox): Pin[] =>
   Array.from({ length: n }, (_, i) => pin(`p${i}`, b[0] + ((i % 7) + 0.5) * ((b[2] - b[0]) / 7), b[1] + (Math.floor(i / 7) % 7 + 0.5) * ((b[3] - b[1]) / 7)));
 

@@ -2,12 +2,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_RELATIONS, loadWhatChanged, pruneHistory } from '../../src/history/index.js';
 import { renderReportHtml, loadReportData } from '../../src/report/index.js';
-import { changeWorld, startSimulator, type Simulator } from '../../src/sim/index.js';
-import { runJob, type RunSummary } from '../../src/run/index.js';
-import { createLogger } from '../../src/util/log.js';
+import { changeWorld, type Simulator } from '../../src/sim/index.js';
+import type { RunSummary } from '../../src/run/index.js';
 import { truthComparable, type Comparable } from '../helpers/compare.js';
-import { openTestDb, type TestDb } from '../helpers/db.js';
-import { inlineJob } from '../helpers/job.js';
+import type { TestDb } from '../helpers/db.js';
+import { harvestedDb, type HarvestedDb } from '../helpers/harvested.js';
 import { asOfComparable, asOfRows, liveRows, runTimes } from './helpers.js';
 
 /**
@@ -15,28 +14,15 @@ import { asOfComparable, asOfRows, liveRows, runTimes } from './helpers.js';
  * and a changed night 2 at t2, the as-of functions give back each night's world object by object,
  * and nothing before night 1.
  */
-const silent = createLogger({ level: 'error', format: 'json' });
 const today = '2026-11-22';
 const region = [9.1, 48.72, 9.26, 48.82] as const;
 const types = ['STOP', 'POI_POINT'] as const;
 
 describe('history: the warehouse as of any time', () => {
+  let harvested: HarvestedDb;
   let sim: Simulator;
   let t: TestDb;
-  const job = (baseUrl: string) =>
-    inlineJob({
-      name: 'hist',
-      baseUrl,
-      region: { bbox: [...region] },
-      rateLimit: { requestsPerSecond: 300, concurrency: 6 },
-      sweeps: {
-        coord: { types: [...types], maxPerRequest: 60 },
-        opArea: { mode: 'ALL', geometry: true },
-        servingLines: { forStops: true, refreshEveryNights: 1 },
-        addInfo: { publicationStatus: 'current' },
-      },
-    });
-  const night = (): Promise<RunSummary> => runJob({ loaded: job(sim.url), db: t.db, log: silent, today });
+  const night = (): Promise<RunSummary> => harvested.night();
   const truthNow = (): Comparable => truthComparable(sim.world.truth([...region], { types: [...types], date: today }));
   let night1: RunSummary, night2: RunSummary;
   let truth1: Comparable, truth2: Comparable;
@@ -45,9 +31,12 @@ describe('history: the warehouse as of any time', () => {
   let moved: { key: string; lon: number; lat: number };
 
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, seed: 14, size: 1200, today });
-    t = await openTestDb();
-    night1 = await night();
+    harvested = await harvestedDb({
+      seed: 14, size: 1200, today, name: 'hist', region, types, maxPerRequest: 60,
+      sweeps: { servingLines: { forStops: true, refreshEveryNights: 1 } },
+    });
+    ({ sim, t } = harvested);
+    night1 = harvested.run!;
     truth1 = truthNow();
     live1 = await liveRows(t.db);
     // Between the nights: a share of the pins removed, moved and added (as `sim --change` does), a
@@ -74,8 +63,7 @@ describe('history: the warehouse as of any time', () => {
     live2 = await liveRows(t.db);
   }, 600_000);
   afterAll(async () => {
-    await t?.dispose();
-    await sim?.stop();
+    await harvested?.dispose();
   });
 
   it('as of night 1 and night 2: each night\'s world, object by object; before night 1: nothing', async () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttemptTimeout, HttpConnectionError, HttpRequestError, HttpTimeoutError } from '../../src/http/errors.js';
+import { AttemptTimeoutError, HttpConnectionError, HttpRequestError, HttpTimeoutError } from '../../src/http/errors.js';
 import { createFetchTransport } from '../../src/http/fetch-transport.js';
 
 let server: Server;
@@ -86,7 +86,7 @@ describe('createFetchTransport', () => {
 
   it('turns a hung request into HttpTimeoutError on the scheduler timeout, without secrets in the url', async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new AttemptTimeout(150)), 150);
+    setTimeout(() => controller.abort(new AttemptTimeoutError(150)), 150);
     const error = await transport
       .send({
         url: new URL(`${base}/hang?name_sf=Hbf&apiKey=s3cret-in-query`),

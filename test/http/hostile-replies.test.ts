@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEfaClient } from '../../src/efa/client.js';
-import { HttpTimeoutError, RedirectRefused, ResponseTooLarge, RetryAfterTooLong } from '../../src/http/errors.js';
+import { HttpTimeoutError, RedirectRefusedError, ResponseTooLargeError, RetryAfterTooLongError } from '../../src/http/errors.js';
 import { createRequestScheduler } from '../../src/http/scheduler.js';
 import { createFetchTransport, DEFAULT_MAX_RESPONSE_BYTES } from '../../src/http/fetch-transport.js';
 
@@ -113,8 +113,8 @@ const get = (path: string, headers: Record<string, string> = {}): Promise<unknow
 describe('hostile replies: bounded memory', () => {
   it('refuses a 200 MB body by its Content-Length, before reading it', async () => {
     const { outcome, peakGrowthBytes } = await measured(() => get('/huge'));
-    expect(outcome).toBeInstanceOf(ResponseTooLarge);
-    const error = outcome as ResponseTooLarge;
+    expect(outcome).toBeInstanceOf(ResponseTooLargeError);
+    const error = outcome as ResponseTooLargeError;
     expect(error.retryable).toBe(false);
     expect(error.maxResponseBytes).toBe(DEFAULT_MAX_RESPONSE_BYTES);
     expect(error.receivedBytes).toBe(200 * MiB);
@@ -123,24 +123,24 @@ describe('hostile replies: bounded memory', () => {
 
   it('stops an endless chunked body at the limit, and calls it too large, not "no reply"', async () => {
     const { outcome, peakGrowthBytes } = await measured(() => get('/endless'));
-    expect(outcome).toBeInstanceOf(ResponseTooLarge);
-    expect((outcome as ResponseTooLarge).receivedBytes).toBeGreaterThan(DEFAULT_MAX_RESPONSE_BYTES);
-    expect((outcome as ResponseTooLarge).receivedBytes).toBeLessThan(DEFAULT_MAX_RESPONSE_BYTES + 2 * MiB);
+    expect(outcome).toBeInstanceOf(ResponseTooLargeError);
+    expect((outcome as ResponseTooLargeError).receivedBytes).toBeGreaterThan(DEFAULT_MAX_RESPONSE_BYTES);
+    expect((outcome as ResponseTooLargeError).receivedBytes).toBeLessThan(DEFAULT_MAX_RESPONSE_BYTES + 2 * MiB);
     expect(peakGrowthBytes).toBeLessThan(MEMORY_BOUND_BYTES);
   });
 
   it('counts a gzip bomb after decompression and stops it at the limit', async () => {
     const { outcome, peakGrowthBytes } = await measured(() => get('/bomb'));
-    expect(outcome).toBeInstanceOf(ResponseTooLarge);
-    expect((outcome as ResponseTooLarge).receivedBytes).toBeGreaterThan(DEFAULT_MAX_RESPONSE_BYTES);
+    expect(outcome).toBeInstanceOf(ResponseTooLargeError);
+    expect((outcome as ResponseTooLargeError).receivedBytes).toBeGreaterThan(DEFAULT_MAX_RESPONSE_BYTES);
     expect(peakGrowthBytes).toBeLessThan(MEMORY_BOUND_BYTES);
   });
 
   it('honours a smaller configured limit', async () => {
     const small = createFetchTransport({ maxResponseBytes: 4 * MiB });
     const error = await small.send({ url: new URL(`${base}/endless`), headers: {}, operation: 'opArea' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ResponseTooLarge);
-    expect((error as ResponseTooLarge).maxResponseBytes).toBe(4 * MiB);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as ResponseTooLargeError).maxResponseBytes).toBe(4 * MiB);
   });
 
   it('ends a body that drips forever at the whole-response deadline, saying what had arrived', async () => {
@@ -163,7 +163,7 @@ describe('hostile replies: bounded waiting', () => {
     const started = performance.now();
     const error = await client.addInfo().catch((e: unknown) => e);
     expect(performance.now() - started).toBeLessThan(5000);
-    expect(error).toBeInstanceOf(RetryAfterTooLong);
+    expect(error).toBeInstanceOf(RetryAfterTooLongError);
     expect(error).toMatchObject({ retryAfterMs: 999_999_000, maxRetryAfterMs: 300_000, level: 'warn' });
     expect(scheduler.requestsSent).toBe(1);
   });
@@ -172,8 +172,8 @@ describe('hostile replies: bounded waiting', () => {
 describe('redirects and credentials', () => {
   it('does not follow a redirect to another port, and the API key never reaches it', async () => {
     const error = await get('/away', { 'X-Api-Key': 'key-for-this-origin-only' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RedirectRefused);
-    const refused = error as RedirectRefused;
+    expect(error).toBeInstanceOf(RedirectRefusedError);
+    const refused = error as RedirectRefusedError;
     expect(refused.reason).toBe('cross-origin');
     expect(refused.exitCode).toBe(2);
     expect(refused.to).toBe(`${thiefBase}/steal`);
@@ -186,8 +186,8 @@ describe('redirects and credentials', () => {
     expect(reply.status).toBe(200);
     expect(seen.at(-1)?.headers['accept-language']).toBe('de');
     const loop = await get('/loop').catch((e: unknown) => e);
-    expect(loop).toBeInstanceOf(RedirectRefused);
-    expect((loop as RedirectRefused).reason).toBe('too-many');
+    expect(loop).toBeInstanceOf(RedirectRefusedError);
+    expect((loop as RedirectRefusedError).reason).toBe('too-many');
   });
 
   it('sends user info of the URL as Basic authorization instead of failing, with the password kept out of errors', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HttpTimeoutError, RequestBudgetExceeded, RetriesExhaustedError, RetryAfterTooLong } from '../../src/http/errors.js';
+import { HttpTimeoutError, RequestBudgetExceededError, RetriesExhaustedError, RetryAfterTooLongError } from '../../src/http/errors.js';
 import { createRequestScheduler, InvalidSchedulerOptionError } from '../../src/http/scheduler.js';
 import type { RetryHint, SchedulerEvent } from '../../src/http/types.js';
 import { fakeClock, maxInWindow } from './fake-clock.js';
@@ -147,8 +147,8 @@ describe('createRequestScheduler', () => {
     const [outcome] = await settled;
     expect(starts).toEqual([0, 7000]);
     const reason = outcome?.status === 'rejected' ? (outcome.reason as unknown) : undefined;
-    expect(reason).toBeInstanceOf(RetryAfterTooLong);
-    const tooLong = reason as RetryAfterTooLong;
+    expect(reason).toBeInstanceOf(RetryAfterTooLongError);
+    const tooLong = reason as RetryAfterTooLongError;
     expect(tooLong).toMatchObject({ operation: 'addInfo', retryAfterMs: 3_600_000, maxRetryAfterMs: 60_000, level: 'warn', retryable: false });
     expect(tooLong.cause).toBe(last);
     expect(scheduler.requestsSent).toBe(2);
@@ -172,7 +172,7 @@ describe('createRequestScheduler', () => {
     const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as unknown);
     expect(refused).toHaveLength(2);
     for (const error of refused) {
-      expect(error).toBeInstanceOf(RequestBudgetExceeded);
+      expect(error).toBeInstanceOf(RequestBudgetExceededError);
       expect(error).toMatchObject({ maxRequests: 3, requestsSent: 3, retryable: false });
     }
     // Retries count against the budget too.
@@ -181,7 +181,7 @@ describe('createRequestScheduler', () => {
       throw new Flaky('503', true);
     });
     const last = await settle(failing, 1000);
-    expect(last.status === 'rejected' ? (last.reason as unknown) : undefined).toBeInstanceOf(RequestBudgetExceeded);
+    expect(last.status === 'rejected' ? (last.reason as unknown) : undefined).toBeInstanceOf(RequestBudgetExceededError);
     expect(retrying.requestsSent).toBe(2);
   });
 

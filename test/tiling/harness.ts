@@ -291,9 +291,7 @@ export async function sweep(
   const tilesOfSweep = new Set(start.map((t) => t.id));
   const step = createBoxStep({
     label: 'coordInfo',
-    maxPerRequest: max,
-    minTileSizeDeg: PRECISION_MIN_TILE_DEG,
-    followDensity: false,
+    budget: { maxPerRequest: max, minTileSizeDeg: PRECISION_MIN_TILE_DEG, followDensity: false },
     region: w.region,
     split: (tile, hits, memory) => split(tile, hits, memory),
   });

@@ -1,5 +1,5 @@
 import type { Dialect } from '../dialect.js';
-import { ShapeMismatch } from '../parse/common.js';
+import { ShapeMismatchError } from '../parse/common.js';
 import { jsonDialect } from './json.js';
 import { legacyDialect } from './legacy.js';
 import { KNOWN_DIALECTS as candidates } from './recognise.js';
@@ -18,7 +18,7 @@ export function createAutoDialect(): AutoDialect {
   let chosen: Dialect | undefined;
   const pick = (body: unknown): Dialect => {
     const found = (chosen?.detect(body) ? chosen : undefined) ?? candidates.find((d) => d.detect(body));
-    if (!found) throw new ShapeMismatch([], 'the answer is in none of the known dialects (json, legacy, rapidjson)');
+    if (!found) throw new ShapeMismatchError([], 'the answer is in none of the known dialects (json, legacy, rapidjson)');
     chosen ??= found;
     return found;
   };

@@ -14,7 +14,7 @@ export function recogniseDialect(body: unknown): Dialect | undefined {
 /**
  * The other dialect `body` is in, when `dialect` does not claim it and another known one does;
  * undefined otherwise. Only a positive claim counts: a body no detector knows (an error object, a
- * new shape) is left to the parser, whose ShapeMismatch says what is missing.
+ * new shape) is left to the parser, whose ShapeMismatchError says what is missing.
  */
 export function foreignDialectOf(dialect: Dialect, body: unknown): Dialect | undefined {
   if (dialect.detect(body)) return undefined;

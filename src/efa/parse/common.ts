@@ -28,18 +28,18 @@ export interface ParseContext {
  * The answer as a whole has the wrong shape (no list where one must be). Thrown by parsers; the
  * client turns it into an `EfaShapeError` carrying the operation, status and body excerpt.
  */
-export class ShapeMismatch extends Error {
+export class ShapeMismatchError extends Error {
   constructor(
     readonly path: readonly PropertyKey[],
     readonly problem: string,
   ) {
     super(`${formatPath(path)}: ${problem}`);
-    this.name = 'ShapeMismatch';
+    this.name = 'ShapeMismatchError';
   }
 }
 
 /** One record is unusable for a reason zod cannot express (e.g. a degenerate ring). */
-export class RecordProblem extends Error {
+export class RecordProblemError extends Error {
   constructor(
     readonly path: readonly PropertyKey[],
     readonly problem: string,
@@ -47,7 +47,7 @@ export class RecordProblem extends Error {
     readonly cutRawAtDepth?: number,
   ) {
     super(`${formatPath(path)}: ${problem}`);
-    this.name = 'RecordProblem';
+    this.name = 'RecordProblemError';
   }
 }
 
@@ -60,10 +60,10 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  * error object as an empty tile would let a sweep mark everything there deleted.
  */
 export function envelopeList(body: unknown, key: string): unknown[] {
-  if (!isObject(body)) throw new ShapeMismatch([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  if (!isObject(body)) throw new ShapeMismatchError([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
   const list = body[key];
   if (!Array.isArray(list)) {
-    throw new ShapeMismatch([key], list === undefined ? 'missing' : `expected an array, got ${typeof list}`);
+    throw new ShapeMismatchError([key], list === undefined ? 'missing' : `expected an array, got ${typeof list}`);
   }
   return list;
 }
@@ -88,7 +88,7 @@ function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssu
  * Validates each raw record; one bad record becomes a reject instead of failing the whole answer,
  * so a single broken stop does not cost the tile. `build` learns the record's path (`listPath`
  * plus its index), so a grid coordinate is reported where it is (`locations[12].coord`);
- * ImplausibleCoordinates passes through. A string `listPath` is one key (`'stopFinder.points'`
+ * ImplausibleCoordinatesError passes through. A string `listPath` is one key (`'stopFinder.points'`
  * formats like `['stopFinder', 'points']`).
  *
  * The limits of `limits.ts` are checked here, for every dialect: a record nested deeper than
@@ -123,7 +123,7 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
       if (tooLong === undefined) records.push(record);
       else rejects.push({ operation, reason: `${formatPath(path)}: ${tooLong}`, raw });
     } catch (error) {
-      if (!(error instanceof RecordProblem)) throw error;
+      if (!(error instanceof RecordProblemError)) throw error;
       const kept = error.cutRawAtDepth === undefined ? raw : cutAtDepth(raw, error.cutRawAtDepth);
       rejects.push({ operation, reason: `${formatPath([...path, ...error.path])}: ${error.problem}`, raw: kept });
     }
@@ -137,20 +137,20 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
  * by parsers; the client turns it into `EfaCoordinateFormatError`, which stops the run (exit 2):
  * storing such values as lon/lat would put every object in the wrong place.
  */
-export class ImplausibleCoordinates extends Error {
+export class ImplausibleCoordinatesError extends Error {
   constructor(
     readonly path: readonly PropertyKey[],
     readonly value: string,
   ) {
     super(`${formatPath(path)}: ${value} is not a WGS84 coordinate`);
-    this.name = 'ImplausibleCoordinates';
+    this.name = 'ImplausibleCoordinatesError';
   }
 }
 
-/** Checks a coordinate the dialect has read as lon/lat; throws ImplausibleCoordinates when it cannot be one. */
+/** Checks a coordinate the dialect has read as lon/lat; throws ImplausibleCoordinatesError when it cannot be one. */
 export function plausibleLonLat(lon: number, lat: number, path: readonly PropertyKey[]): { lon: number; lat: number } {
   if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lon) > 180 || Math.abs(lat) > 90) {
-    throw new ImplausibleCoordinates(path, `${lon},${lat}`);
+    throw new ImplausibleCoordinatesError(path, `${lon},${lat}`);
   }
   return { lon, lat };
 }

@@ -1,5 +1,5 @@
 import type { CoordOrder, Position } from '../records.js';
-import { ImplausibleCoordinates, isObject, RecordProblem } from './common.js';
+import { ImplausibleCoordinatesError, isObject, RecordProblemError } from './common.js';
 import { tooManyPoints } from './polygon.js';
 import { toClosedRing, type LatLonPoint } from './rings.js';
 
@@ -11,8 +11,8 @@ import { toClosedRing, type LatLonPoint } from './rings.js';
  * geometry is read in GeoJSON order and marked `ambiguous` (the job's region decides later, see
  * relations/sharing.ts). Areal types (Polygon, MultiPolygon, and the polygons of a
  * GeometryCollection, Feature or FeatureCollection) give polygons; Point and line types give none
- * (`kind` says which it was). A broken position is a RecordProblem at its path; a value that
- * cannot be WGS84 in either order (a projected grid) is ImplausibleCoordinates, which stops the run.
+ * (`kind` says which it was). A broken position is a RecordProblemError at its path; a value that
+ * cannot be WGS84 in either order (a projected grid) is ImplausibleCoordinatesError, which stops the run.
  */
 export interface ReadGeometry {
   /** Closed rings per polygon, [lon, lat]; empty when the geometry holds no polygon. */
@@ -56,8 +56,8 @@ export function readGeoJsonAreas(value: unknown, path: Path): ReadGeometry {
 const MAX_NESTING = 4;
 
 function collect(value: unknown, path: Path, out: RawRing[][], nonAreal: string[], depth: number): void {
-  if (!isObject(value)) throw new RecordProblem(path, `expected a GeoJSON geometry object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
-  if (depth > MAX_NESTING) throw new RecordProblem(path, `GeoJSON collections nested deeper than ${MAX_NESTING} levels`);
+  if (!isObject(value)) throw new RecordProblemError(path, `expected a GeoJSON geometry object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  if (depth > MAX_NESTING) throw new RecordProblemError(path, `GeoJSON collections nested deeper than ${MAX_NESTING} levels`);
   const type = value['type'];
   const coordinates = value['coordinates'];
   switch (type) {
@@ -65,7 +65,7 @@ function collect(value: unknown, path: Path, out: RawRing[][], nonAreal: string[
       out.push(polygonOf(coordinates, [...path, 'coordinates']));
       return;
     case 'MultiPolygon':
-      if (!Array.isArray(coordinates)) throw new RecordProblem([...path, 'coordinates'], 'expected a list of polygons');
+      if (!Array.isArray(coordinates)) throw new RecordProblemError([...path, 'coordinates'], 'expected a list of polygons');
       coordinates.forEach((polygon, i) => out.push(polygonOf(polygon, [...path, 'coordinates', i])));
       return;
     case 'GeometryCollection':
@@ -82,30 +82,30 @@ function collect(value: unknown, path: Path, out: RawRing[][], nonAreal: string[
         nonAreal.push(type);
         return;
       }
-      throw new RecordProblem([...path, 'type'], `expected a GeoJSON geometry type (Polygon, MultiPolygon, ...), got ${JSON.stringify(type) ?? 'nothing'}`);
+      throw new RecordProblemError([...path, 'type'], `expected a GeoJSON geometry type (Polygon, MultiPolygon, ...), got ${JSON.stringify(type) ?? 'nothing'}`);
   }
 }
 
 function listAt(value: Record<string, unknown>, key: string, path: Path): unknown[] {
   const list = value[key];
-  if (!Array.isArray(list)) throw new RecordProblem([...path, key], 'expected a list');
+  if (!Array.isArray(list)) throw new RecordProblemError([...path, key], 'expected a list');
   return list;
 }
 
 function polygonOf(value: unknown, path: Path): RawRing[] {
-  if (!Array.isArray(value) || value.length === 0) throw new RecordProblem(path, 'expected a polygon: a non-empty list of linear rings');
+  if (!Array.isArray(value) || value.length === 0) throw new RecordProblemError(path, 'expected a polygon: a non-empty list of linear rings');
   return value.map((ring, r) => {
     const at = [...path, r];
-    if (!Array.isArray(ring)) throw new RecordProblem(at, 'expected a linear ring: a list of positions');
+    if (!Array.isArray(ring)) throw new RecordProblemError(at, 'expected a linear ring: a list of positions');
     return { points: ring.map((position, i) => positionOf(position, [...at, i])), path: at };
   });
 }
 
 function positionOf(value: unknown, path: Path): [number, number] {
-  if (!Array.isArray(value) || value.length < 2) throw new RecordProblem(path, 'expected a position: [x, y]');
+  if (!Array.isArray(value) || value.length < 2) throw new RecordProblemError(path, 'expected a position: [x, y]');
   const [a, b] = value as unknown[];
-  if (typeof a !== 'number' || !Number.isFinite(a)) throw new RecordProblem([...path, 0], `expected a number, got ${JSON.stringify(a)}`);
-  if (typeof b !== 'number' || !Number.isFinite(b)) throw new RecordProblem([...path, 1], `expected a number, got ${JSON.stringify(b)}`);
+  if (typeof a !== 'number' || !Number.isFinite(a)) throw new RecordProblemError([...path, 0], `expected a number, got ${JSON.stringify(a)}`);
+  if (typeof b !== 'number' || !Number.isFinite(b)) throw new RecordProblemError([...path, 1], `expected a number, got ${JSON.stringify(b)}`);
   return [a, b];
 }
 
@@ -117,10 +117,10 @@ function orderOf(points: readonly [number, number][], path: Path): CoordOrder {
   let firstIsLon = false;
   let secondIsLon = false;
   for (const [a, b] of points) {
-    if (Math.abs(a) > 180 || Math.abs(b) > 180) throw new ImplausibleCoordinates(path, `${a},${b}`);
+    if (Math.abs(a) > 180 || Math.abs(b) > 180) throw new ImplausibleCoordinatesError(path, `${a},${b}`);
     if (Math.abs(a) > 90) firstIsLon = true;
     if (Math.abs(b) > 90) secondIsLon = true;
-    if (firstIsLon && secondIsLon) throw new ImplausibleCoordinates(path, `${a},${b}`);
+    if (firstIsLon && secondIsLon) throw new ImplausibleCoordinatesError(path, `${a},${b}`);
   }
   return firstIsLon ? 'lonLat' : secondIsLon ? 'latLon' : 'ambiguous';
 }

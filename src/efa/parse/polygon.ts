@@ -1,4 +1,4 @@
-import { isObject, plausibleLonLat, RecordProblem } from './common.js';
+import { isObject, plausibleLonLat, RecordProblemError } from './common.js';
 import { areaPointCount, MAX_AREA_POINTS } from './limits.js';
 import type { LatLonPoint } from './rings.js';
 
@@ -9,7 +9,7 @@ import type { LatLonPoint } from './rings.js';
  *   are ignored), or a list of such rings (holes, islands);
  * - a string of "lat,lon" pairs separated by spaces or semicolons, or a list of such strings;
  * - a GeoJSON Polygon, whose positions are [lon, lat] (GeoJSON order, not the API's).
- * Anything else is a RecordProblem, so the provider becomes a reject. Returns rings of [lat, lon]
+ * Anything else is a RecordProblemError, so the provider becomes a reject. Returns rings of [lat, lon]
  * points for `toClosedRing`, [] for an empty polygon.
  */
 
@@ -17,7 +17,7 @@ type Path = readonly PropertyKey[];
 
 /**
  * What a point outside WGS84 means. `stop`: the deployment answered in its grid, which stops the
- * run (ImplausibleCoordinates from plausibleLonLat). `reject`: the json dialect range-checks every
+ * run (ImplausibleCoordinatesError from plausibleLonLat). `reject`: the json dialect range-checks every
  * coordinate as a field, so there the value rejects its record at the offending number.
  */
 export type Implausible = 'stop' | 'reject';
@@ -34,7 +34,7 @@ export function readPolygon(value: unknown, path: Path, implausible: Implausible
   }
   if (isObject(value)) return reader.geoJson(value, path);
   if (!Array.isArray(value)) {
-    throw new RecordProblem(path, `expected [lat, lon] points, "lat,lon lat,lon ..." text or a GeoJSON Polygon, got ${typeof value}`);
+    throw new RecordProblemError(path, `expected [lat, lon] points, "lat,lon lat,lon ..." text or a GeoJSON Polygon, got ${typeof value}`);
   }
   if (value.length === 0) return [];
   const first: unknown = value[0];
@@ -48,7 +48,7 @@ export function readPolygon(value: unknown, path: Path, implausible: Implausible
 export function tooManyPoints(value: unknown, path: Path): void {
   const count = areaPointCount(value);
   if (count > MAX_AREA_POINTS) {
-    throw new RecordProblem(path, `more than ${MAX_AREA_POINTS} points in one area geometry: not read (a hostile or broken answer); the raw record is kept cut`, 3);
+    throw new RecordProblemError(path, `more than ${MAX_AREA_POINTS} points in one area geometry: not read (a hostile or broken answer); the raw record is kept cut`, 3);
   }
 }
 
@@ -60,16 +60,16 @@ class Reader {
 
   geoJson(value: Record<string, unknown>, path: Path): LatLonPoint[][] {
     const rings = value['coordinates'];
-    if (value['type'] !== 'Polygon' || !Array.isArray(rings)) throw new RecordProblem(path, 'expected a GeoJSON Polygon');
+    if (value['type'] !== 'Polygon' || !Array.isArray(rings)) throw new RecordProblemError(path, 'expected a GeoJSON Polygon');
     return rings.map((ring, r) => this.ring(ring, 'lonLat', [...path, 'coordinates', r]));
   }
 
   ring(ring: unknown, order: Order, path: Path): LatLonPoint[] {
     const form = order === 'latLon' ? '[lat, lon] point' : '[lon, lat] position';
-    if (!Array.isArray(ring)) throw new RecordProblem(path, `expected a list of ${form}s`);
+    if (!Array.isArray(ring)) throw new RecordProblemError(path, `expected a list of ${form}s`);
     return ring.map((point: unknown, i) => {
       const at = [...path, i];
-      if (!Array.isArray(point) || point.length < 2) throw new RecordProblem(at, `expected a ${form}`);
+      if (!Array.isArray(point) || point.length < 2) throw new RecordProblemError(at, `expected a ${form}`);
       const [latIndex, lonIndex] = order === 'latLon' ? [0, 1] : [1, 0];
       const lat = numberAt(point[latIndex], [...at, latIndex]);
       const lon = numberAt(point[lonIndex], [...at, lonIndex]);
@@ -79,20 +79,20 @@ class Reader {
 
   /** "48.1,9.2 48.2,9.3" or "48.1, 9.2; 48.2, 9.3": spaces around the comma belong to the pair. */
   text(text: unknown, path: Path): LatLonPoint[] {
-    if (typeof text !== 'string') throw new RecordProblem(path, 'expected a "lat,lon lat,lon ..." string');
+    if (typeof text !== 'string') throw new RecordProblemError(path, 'expected a "lat,lon lat,lon ..." string');
     const pairs = text.replace(/\s*,\s*/g, ',').split(/[\s;]+/).filter((pair) => pair !== '');
     return pairs.map((pair, i) => {
       const at = [...path, i];
       const parts = pair.split(',');
-      if (parts.length !== 2) throw new RecordProblem(at, `expected "lat,lon", got "${pair}"`);
+      if (parts.length !== 2) throw new RecordProblemError(at, `expected "lat,lon", got "${pair}"`);
       return this.checked(numberAt(parts[0], at), numberAt(parts[1], at), at, at, at);
     });
   }
 
   private checked(lat: number, lon: number, at: Path, latAt: Path, lonAt: Path): LatLonPoint {
     if (this.implausible === 'reject') {
-      if (!(Math.abs(lat) <= 90)) throw new RecordProblem(latAt, `latitude ${lat} is outside [-90, 90]`);
-      if (!(Math.abs(lon) <= 180)) throw new RecordProblem(lonAt, `longitude ${lon} is outside [-180, 180]`);
+      if (!(Math.abs(lat) <= 90)) throw new RecordProblemError(latAt, `latitude ${lat} is outside [-90, 90]`);
+      if (!(Math.abs(lon) <= 180)) throw new RecordProblemError(lonAt, `longitude ${lon} is outside [-180, 180]`);
     }
     const checked = plausibleLonLat(lon, lat, at);
     return [checked.lat, checked.lon];
@@ -102,5 +102,5 @@ class Reader {
 function numberAt(value: unknown, at: Path): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && NUMBER.test(value.trim())) return Number(value);
-  throw new RecordProblem(at, `expected a number, got ${typeof value === 'string' ? `"${value}"` : typeof value}`);
+  throw new RecordProblemError(at, `expected a number, got ${typeof value === 'string' ? `"${value}"` : typeof value}`);
 }

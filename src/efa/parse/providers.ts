@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Area, Provider } from '../records.js';
-import { envelopeList, ImplausibleCoordinates, parseEach, restOf, type Parsed } from './common.js';
+import { envelopeList, ImplausibleCoordinatesError, parseEach, restOf, type Parsed } from './common.js';
 import { idSchema, optional } from './fields.js';
 import { readPolygon, type Implausible } from './polygon.js';
 import { toClosedRing, type ClosedRing } from './rings.js';
@@ -33,7 +33,7 @@ const wireProviderSchema = z.looseObject({
 type WireArea = z.output<typeof wireAreaSchema>;
 
 /**
- * A RecordProblem stays relative to the provider (parseEach adds its path); a grid coordinate
+ * A RecordProblemError stays relative to the provider (parseEach adds its path); a grid coordinate
  * stops the run, so it gets the full path here (`providers[3].areas[0].polygon[7]`).
  */
 function closedRings(polygon: unknown, path: readonly PropertyKey[], recordPath: readonly PropertyKey[], implausible: Implausible): ClosedRing[] {
@@ -41,7 +41,7 @@ function closedRings(polygon: unknown, path: readonly PropertyKey[], recordPath:
   try {
     return readPolygon(polygon, path, implausible).map((ring, r) => toClosedRing(ring, [...path, r]));
   } catch (error) {
-    if (error instanceof ImplausibleCoordinates) throw new ImplausibleCoordinates([...recordPath, ...error.path], error.value);
+    if (error instanceof ImplausibleCoordinatesError) throw new ImplausibleCoordinatesError([...recordPath, ...error.path], error.value);
     throw error;
   }
 }

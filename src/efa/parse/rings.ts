@@ -1,5 +1,5 @@
 import type { Position } from '../records.js';
-import { RecordProblem } from './common.js';
+import { RecordProblemError } from './common.js';
 
 /**
  * The API writes polygon points as [latitude, longitude]: the first element is the LATITUDE.
@@ -27,7 +27,7 @@ export function toClosedRing(points: readonly LatLonPoint[], path: readonly Prop
   const ring = points.map(latLonToPosition);
   const distinct = new Set(ring.map(([lon, lat]) => `${lon},${lat}`));
   if (distinct.size < 3) {
-    throw new RecordProblem(path, `ring has ${distinct.size} distinct point(s), needs at least 3`);
+    throw new RecordProblemError(path, `ring has ${distinct.size} distinct point(s), needs at least 3`);
   }
   const first = ring[0];
   const last = ring[ring.length - 1];

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { legacyDialect } from '../../../src/efa/dialects/legacy.js';
-import { ImplausibleCoordinates, ShapeMismatch } from '../../../src/efa/parse/common.js';
+import { ImplausibleCoordinatesError, ShapeMismatchError } from '../../../src/efa/parse/common.js';
 import { thrown } from '../helpers.js';
 
 const parse = legacyDialect.parse;
@@ -84,7 +84,7 @@ describe('legacy AddInfo (inferred shape, no real sample)', () => {
   it('an empty answer is no notices; a body without additionalInformation is a shape error', () => {
     expect(parse.addInfo({ additionalInformation: { travelInformations: null } }).records).toEqual([]);
     expect(parse.addInfo(addInfo([])).records).toEqual([]);
-    expect(thrown(() => parse.addInfo({ error: { message: 'x' } }))).toBeInstanceOf(ShapeMismatch);
+    expect(thrown(() => parse.addInfo({ error: { message: 'x' } }))).toBeInstanceOf(ShapeMismatchError);
   });
 });
 
@@ -117,15 +117,15 @@ describe('legacy OpArea (efa-api.md shape, no real sample): polygon forms', () =
       expect(records).toEqual([]);
       expect(rejects[0]?.reason).toContain('providers[0].areas[0].polygon');
     }
-    expect(thrown(() => parse.opArea(provider([[4475708, 812930], [4475709, 812931], [4475710, 812930]])))).toBeInstanceOf(ImplausibleCoordinates);
-    expect(thrown(() => parse.opArea({ parameters: [] }))).toBeInstanceOf(ShapeMismatch);
+    expect(thrown(() => parse.opArea(provider([[4475708, 812930], [4475709, 812931], [4475710, 812930]])))).toBeInstanceOf(ImplausibleCoordinatesError);
+    expect(thrown(() => parse.opArea({ parameters: [] }))).toBeInstanceOf(ShapeMismatchError);
   });
 });
 
 describe('legacy envelopes and records', () => {
   it('pins: a grid coordinate stops the run; a pin without coords is a reject', () => {
     const pin = { desc: 'A', type: 'STOP', id: '1', coords: '4475708.00000,812930.00000', attrs: [] };
-    expect(thrown(() => parse.coordInfo({ pins: [pin] }))).toBeInstanceOf(ImplausibleCoordinates);
+    expect(thrown(() => parse.coordInfo({ pins: [pin] }))).toBeInstanceOf(ImplausibleCoordinatesError);
     const { records, rejects } = parse.coordInfo({ pins: [{ ...pin, coords: undefined }, { ...pin, type: 'poi_point', id: '', coords: '9.1,48.7' }] });
     expect(rejects[0]?.reason).toContain('pins[0].coords');
     expect(records).toEqual([{ type: 'POI_POINT', name: 'A', coord: { lon: 9.1, lat: 48.7 }, motTypes: [], attrs: { attrs: [], legacyType: 'poi_point' } }]);
@@ -133,8 +133,8 @@ describe('legacy envelopes and records', () => {
 
   it('stopFinder: points null is no hits; a missing stopFinder is a shape error', () => {
     expect(parse.stopFinder({ stopFinder: { points: null } }).records).toEqual([]);
-    expect(thrown(() => parse.stopFinder({ locations: [] }))).toBeInstanceOf(ShapeMismatch);
-    expect(thrown(() => parse.servingLines({ servingLines: [] }))).toBeInstanceOf(ShapeMismatch);
+    expect(thrown(() => parse.stopFinder({ locations: [] }))).toBeInstanceOf(ShapeMismatchError);
+    expect(thrown(() => parse.servingLines({ servingLines: [] }))).toBeInstanceOf(ShapeMismatchError);
   });
 });
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { legacyDialect } from '../../../src/efa/dialects/legacy.js';
 import { EfaCoordinateFormatError } from '../../../src/efa/errors.js';
-import { ImplausibleCoordinates } from '../../../src/efa/parse/common.js';
+import { ImplausibleCoordinatesError } from '../../../src/efa/parse/common.js';
 import { json, rejection, setup } from '../fakes.js';
 import { thrown } from '../helpers.js';
 
@@ -51,9 +51,9 @@ describe('legacy CoordInfo: MVV XML_COORD_REQUEST sample', () => {
 describe('legacy StopFinder: MVV sample (no coordOutputFormat, coordinates in the MVTT grid)', () => {
   const body = load('legacy-json/stopfinder-jlnstrk-transit-mvv.json');
 
-  it('refuses the grid coordinates with ImplausibleCoordinates, naming the first one', () => {
+  it('refuses the grid coordinates with ImplausibleCoordinatesError, naming the first one', () => {
     const error = thrown(() => legacyDialect.parse.stopFinder(body));
-    expect(error).toBeInstanceOf(ImplausibleCoordinates);
+    expect(error).toBeInstanceOf(ImplausibleCoordinatesError);
     expect(error).toMatchObject({ path: ['stopFinder', 'points', 0, 'ref', 'coords'], value: '4475708,812930' });
   });
 
@@ -95,7 +95,7 @@ describe('legacy StopFinder: MVV sample (no coordOutputFormat, coordinates in th
 describe('legacy StopFinder: VOR point fragments (one per anyType, MRCV grid)', () => {
   it.each(VOR)('$kind: a single hit as { point: {...} } is read, and its grid coordinate refused', ({ point }) => {
     const body = { stopFinder: { points: { point } } };
-    expect(thrown(() => legacyDialect.parse.stopFinder(body))).toBeInstanceOf(ImplausibleCoordinates);
+    expect(thrown(() => legacyDialect.parse.stopFinder(body))).toBeInstanceOf(ImplausibleCoordinatesError);
     expect(legacyDialect.detect(body)).toBe(true);
     const { records, rejects } = legacyDialect.parse.stopFinder(withWgs84(body));
     expect(rejects).toEqual([]);

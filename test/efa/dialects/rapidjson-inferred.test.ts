@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rapidJsonDialect } from '../../../src/efa/dialects/rapidjson.js';
-import { ImplausibleCoordinates, ShapeMismatch } from '../../../src/efa/parse/common.js';
+import { ImplausibleCoordinatesError, ShapeMismatchError } from '../../../src/efa/parse/common.js';
 import { pinTypeOf } from '../../../src/efa/parse/rapidjson/locations.js';
 import { thrown } from '../helpers.js';
 
@@ -13,12 +13,12 @@ const stop = (over: Record<string, unknown> = {}) => ({ id: 'de:08111:6008', nam
 
 
 describe('coordinates', () => {
-  it('a grid coordinate (no coordOutputFormat) stops with ImplausibleCoordinates at its path', () => {
+  it('a grid coordinate (no coordOutputFormat) stops with ImplausibleCoordinatesError at its path', () => {
     const body = { version: '10.6', locations: [stop(), stop({ coord: [5402186, 3513912] })] };
     const error = thrown(() => parse.coordInfo(body));
-    expect(error).toBeInstanceOf(ImplausibleCoordinates);
-    expect((error as ImplausibleCoordinates).path).toEqual(['locations', 1, 'coord']);
-    expect(thrown(() => parse.stopFinder({ locations: [{ ...stop({ coord: [95, 9] }), matchQuality: 1 }] }))).toBeInstanceOf(ImplausibleCoordinates);
+    expect(error).toBeInstanceOf(ImplausibleCoordinatesError);
+    expect((error as ImplausibleCoordinatesError).path).toEqual(['locations', 1, 'coord']);
+    expect(thrown(() => parse.stopFinder({ locations: [{ ...stop({ coord: [95, 9] }), matchQuality: 1 }] }))).toBeInstanceOf(ImplausibleCoordinatesError);
   });
 
   it('a malformed coord is one reject, the rest is kept', () => {
@@ -57,12 +57,12 @@ describe('text and kinds', () => {
 });
 
 describe('envelopes and messages', () => {
-  it('a missing or wrong list is a ShapeMismatch, never an empty answer', () => {
-    expect(thrown(() => parse.coordInfo({ version: '10.6', systemMessages: [] }))).toBeInstanceOf(ShapeMismatch);
-    expect(thrown(() => parse.servingLines({ servingLines: [] }))).toBeInstanceOf(ShapeMismatch);
-    expect(thrown(() => parse.addInfo({ infos: [] }))).toBeInstanceOf(ShapeMismatch);
-    expect(thrown(() => parse.addInfo({ infos: {} }))).toBeInstanceOf(ShapeMismatch);
-    expect(thrown(() => parse.addInfo({ infos: { current: {} } }))).toBeInstanceOf(ShapeMismatch);
+  it('a missing or wrong list is a ShapeMismatchError, never an empty answer', () => {
+    expect(thrown(() => parse.coordInfo({ version: '10.6', systemMessages: [] }))).toBeInstanceOf(ShapeMismatchError);
+    expect(thrown(() => parse.servingLines({ servingLines: [] }))).toBeInstanceOf(ShapeMismatchError);
+    expect(thrown(() => parse.addInfo({ infos: [] }))).toBeInstanceOf(ShapeMismatchError);
+    expect(thrown(() => parse.addInfo({ infos: {} }))).toBeInstanceOf(ShapeMismatchError);
+    expect(thrown(() => parse.addInfo({ infos: { current: {} } }))).toBeInstanceOf(ShapeMismatchError);
     expect(parse.addInfo({ infos: { current: [] } })).toEqual({ records: [], rejects: [] });
   });
 
@@ -125,7 +125,7 @@ describe('OpArea polygons', () => {
 
   it('a grid polygon stops the run', () => {
     const error = thrown(() => parse.opArea(provider([[5402186, 3513912], [5402186, 3513999], [5402199, 3513999]])));
-    expect(error).toBeInstanceOf(ImplausibleCoordinates);
-    expect((error as ImplausibleCoordinates).path).toEqual(['providers', 0, 'areas', 0, 'polygon', 0]);
+    expect(error).toBeInstanceOf(ImplausibleCoordinatesError);
+    expect((error as ImplausibleCoordinatesError).path).toEqual(['providers', 0, 'areas', 0, 'polygon', 0]);
   });
 });

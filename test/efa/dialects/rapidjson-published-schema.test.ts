@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rapidJsonDialect } from '../../../src/efa/dialects/rapidjson.js';
-import { ImplausibleCoordinates } from '../../../src/efa/parse/common.js';
+import { ImplausibleCoordinatesError } from '../../../src/efa/parse/common.js';
 import { toProviderRows } from '../../../src/relations/sharing.js';
 
 const parse = rapidJsonDialect.parse;
@@ -93,8 +93,8 @@ describe('OpArea operatingAreas[]', () => {
 
   it('a zone in a projected grid stops the run, at the area’s path', () => {
     const error = thrown(() => parse.opArea({ version: '1', operatingAreas: [area({ operatingZone: { type: 'Polygon', coordinates: [[[3513912, 5402186], [3513999, 5402186], [3513999, 5402199], [3513912, 5402186]]] } })] }));
-    expect(error).toBeInstanceOf(ImplausibleCoordinates);
-    expect((error as ImplausibleCoordinates).path).toEqual(['operatingAreas', 0, 'operatingZone']);
+    expect(error).toBeInstanceOf(ImplausibleCoordinatesError);
+    expect((error as ImplausibleCoordinatesError).path).toEqual(['operatingAreas', 0, 'operatingZone']);
   });
 
   it('is recognised as rapidJSON, with or without the version envelope; no list is a shape error naming both', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
-import { isObject, parseEach, RecordProblem, restOf, type ParseContext, type Parsed } from '../common.js';
+import { isObject, parseEach, RecordProblemError, restOf, type ParseContext, type Parsed } from '../common.js';
 import { idSchema } from '../fields.js';
 import { itdDay, itdInstant } from './dates.js';
 import { TextRepairs } from '../../text/mojibake.js';
@@ -51,7 +51,7 @@ function validity(value: unknown, zone: string | undefined): Validity {
   const v: Validity = {};
   let openEnd = false;
   periods.forEach((period, p) => {
-    if (!isObject(period)) throw new RecordProblem(['validityPeriod', p], 'expected an object');
+    if (!isObject(period)) throw new RecordProblemError(['validityPeriod', p], 'expected an object');
     const fromPath = ['validityPeriod', p, 'itdDateTime_From'];
     const toPath = ['validityPeriod', p, 'itdDateTime_To'];
     const start = itdDay(period['itdDateTime_From'], fromPath);
@@ -76,7 +76,7 @@ function validity(value: unknown, zone: string | undefined): Validity {
  * its `diva` as for serving lines; else its own id or stateless key, else its number.
  */
 function lineKey(line: unknown, i: number): string {
-  if (!isObject(line)) throw new RecordProblem(['concernedLines', i], 'expected an object');
+  if (!isObject(line)) throw new RecordProblemError(['concernedLines', i], 'expected an object');
   const diva = isObject(line['diva']) ? line['diva'] : {};
   const [network, number, supplement, dir] = [diva['network'], diva['line'], diva['supplement'], diva['dir']];
   if (typeof network === 'string' && network !== '' && typeof number === 'string' && number !== '' && typeof supplement === 'string' && typeof dir === 'string') {
@@ -84,7 +84,7 @@ function lineKey(line: unknown, i: number): string {
     return [network, number, supplement, dir, ...(project === undefined ? [] : [project])].join(':');
   }
   const key = present(line['id']) ?? present(line['stateless']) ?? present(diva['stateless']) ?? present(line['number']);
-  if (key === undefined) throw new RecordProblem(['concernedLines', i], 'no line key (diva, id, stateless or number)');
+  if (key === undefined) throw new RecordProblemError(['concernedLines', i], 'no line key (diva, id, stateless or number)');
   return key;
 }
 
@@ -92,7 +92,7 @@ const KNOWN = ['infoID', 'type', 'priority', 'validityPeriod', 'concernedLines']
 
 function toNotice(wire: WireNotice, raw: Record<string, unknown>, zone: string | undefined): Notice {
   const type = present(wire.type) ?? present(nameValues(wire.paramList).get('infoType'));
-  if (type === undefined) throw new RecordProblem(['type'], 'no notice type (type or paramList infoType)');
+  if (type === undefined) throw new RecordProblemError(['type'], 'no notice type (type or paramList infoType)');
   const link = wire.infoLink ?? {};
   const text = wire.infoText ?? {};
   const { from, to, fromAt, toAt } = validity(wire.validityPeriod, zone);

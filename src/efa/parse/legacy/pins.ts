@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Pin } from '../../records.js';
 import { TextRepairs } from '../../text/mojibake.js';
-import { envelopeList, parseEach, RecordProblem, restOf, type Parsed } from '../common.js';
+import { envelopeList, parseEach, RecordProblemError, restOf, type Parsed } from '../common.js';
 import { kindSchema, motTypesSchema } from '../fields.js';
 import { globalIdOf, nameValues } from '../global-id.js';
 import { lonLatText, present } from './values.js';
@@ -22,7 +22,7 @@ const wirePinSchema = z.looseObject({
 function motTypesOf(attrs: Map<string, string>): number[] {
   const text = attrs.get('STOP_MEANS_LIST') ?? attrs.get('STOP_MAJOR_MEANS');
   const parsed = motTypesSchema.safeParse(text);
-  if (!parsed.success) throw new RecordProblem(['attrs'], parsed.error.issues[0]?.message ?? 'bad MOT list');
+  if (!parsed.success) throw new RecordProblemError(['attrs'], parsed.error.issues[0]?.message ?? 'bad MOT list');
   return [...new Set(parsed.data)].sort((a, b) => a - b);
 }
 

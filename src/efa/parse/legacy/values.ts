@@ -1,15 +1,15 @@
-import { isObject, plausibleLonLat, ShapeMismatch } from '../common.js';
+import { isObject, plausibleLonLat, ShapeMismatchError } from '../common.js';
 
 /**
  * Wire helpers of legacy EFA JSON (`outputFormat=JSON` of real servers): every value is a string,
  * coordinates are `"x,y"` text, and a list with a single entry may come as `{ "<item>": {...} }`.
  */
 
-/** The object under `key`, or a ShapeMismatch: an answer without its envelope is not "no hits". */
+/** The object under `key`, or a ShapeMismatchError: an answer without its envelope is not "no hits". */
 export function envelope(body: unknown, key: string): Record<string, unknown> {
-  if (!isObject(body)) throw new ShapeMismatch([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  if (!isObject(body)) throw new ShapeMismatchError([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
   const value = body[key];
-  if (!isObject(value)) throw new ShapeMismatch([key], value === undefined ? 'missing' : `expected an object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  if (!isObject(value)) throw new ShapeMismatchError([key], value === undefined ? 'missing' : `expected an object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
   return value;
 }
 
@@ -25,7 +25,7 @@ export function legacyList(value: unknown, itemKey: string, path: readonly Prope
     if (Array.isArray(inner)) return inner;
     if (isObject(inner)) return [inner];
   }
-  throw new ShapeMismatch(path, `expected a list (an array or { "${itemKey}": {...} }), got ${typeof value}`);
+  throw new ShapeMismatchError(path, `expected a list (an array or { "${itemKey}": {...} }), got ${typeof value}`);
 }
 
 /**

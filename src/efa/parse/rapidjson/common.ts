@@ -12,7 +12,7 @@ import { plausibleLonLat } from '../common.js';
 /** Two finite numbers; which is which is decided by `readLatLon`. */
 export const numberPairSchema = z.tuple([z.number(), z.number()]);
 
-/** A rapidJSON `coord` ([lat, lon]) as a checked WGS84 coordinate; throws ImplausibleCoordinates. */
+/** A rapidJSON `coord` ([lat, lon]) as a checked WGS84 coordinate; throws ImplausibleCoordinatesError. */
 export function readLatLon(pair: readonly number[], path: readonly PropertyKey[]): Coord {
   const [lat = Number.NaN, lon = Number.NaN] = pair;
   return plausibleLonLat(lon, lat, path);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PARKING, type Location, type Pin } from '../../records.js';
-import { envelopeList, isObject, parseEach, RecordProblem, restOf, type ParseContext, type Parsed } from '../common.js';
+import { envelopeList, isObject, parseEach, RecordProblemError, restOf, type ParseContext, type Parsed } from '../common.js';
 import { idSchema, kindSchema, numberSchema, optional, optionalIdSchema } from '../fields.js';
 import { globalIdOf, recordAttributes } from '../global-id.js';
 import { numberPairSchema, readLatLon, sortedMots, TextRepairs } from './common.js';
@@ -68,7 +68,7 @@ const OBJECT_TYPE_OF_KIND: Readonly<Record<string, string>> = {
  * pin types; the kind itself stays in `attrs.rapidType`. `poi` is a POI_POINT unless its draw
  * class says AREA; `gis` (what a real TfNSW deployment answers to a GIS_POINT search) is the GIS
  * type the request asked for, GIS_POINT when it asked for none or both. A kind that names no object
- * type is the request's type when it asked for exactly one; otherwise it is a RecordProblem (a
+ * type is the request's type when it asked for exactly one; otherwise it is a RecordProblemError (a
  * reject): guessing a type would put the pin outside the scope its deletions are judged in.
  */
 export function pinTypeOf(
@@ -83,7 +83,7 @@ export function pinTypeOf(
   // `unknown` (the schema's default) and any word outside the enum: only the request can say.
   const asked = [...new Set(requestedTypes.filter((type) => type !== 'ANY'))];
   if (asked.length === 1 && !requestedTypes.includes('ANY') && asked[0] !== undefined) return asked[0];
-  throw new RecordProblem(['type'], `rapidJSON location type "${kind}" names none of the object types`);
+  throw new RecordProblemError(['type'], `rapidJSON location type "${kind}" names none of the object types`);
 }
 
 /** IDs of the `parent` chain, nearest first (a platform's stop, then its locality). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Notice } from '../../records.js';
 import { instantOfText } from '../../../util/time-zone.js';
-import { isObject, parseEach, restOf, ShapeMismatch, type ParseContext, type Parsed } from '../common.js';
+import { isObject, parseEach, restOf, ShapeMismatchError, type ParseContext, type Parsed } from '../common.js';
 import { idSchema, isoDayTextSchema, kindSchema, optional } from '../fields.js';
 import { TextRepairs } from './common.js';
 
@@ -107,17 +107,17 @@ function parseList(items: readonly unknown[], publication: Publication, zone: st
 
 /** Both lists, current first; `infos` as a list (the json shape) or without either list is a shape error. */
 export function parseRapidNotices(body: unknown, context: ParseContext = {}): Parsed<Notice> {
-  if (!isObject(body)) throw new ShapeMismatch([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  if (!isObject(body)) throw new ShapeMismatchError([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
   const infos = body['infos'];
   if (!isObject(infos)) {
-    throw new ShapeMismatch(['infos'], infos === undefined ? 'missing' : 'expected an object with current[] and historic[]');
+    throw new ShapeMismatchError(['infos'], infos === undefined ? 'missing' : 'expected an object with current[] and historic[]');
   }
   const current = infos['current'];
   const historic = infos['historic'];
-  if (!Array.isArray(current) && !Array.isArray(historic)) throw new ShapeMismatch(['infos', 'current'], 'missing');
+  if (!Array.isArray(current) && !Array.isArray(historic)) throw new ShapeMismatchError(['infos', 'current'], 'missing');
   for (const [key, value] of [['current', current], ['historic', historic]] as const) {
     if (value !== undefined && value !== null && !Array.isArray(value)) {
-      throw new ShapeMismatch(['infos', key], `expected an array, got ${typeof value}`);
+      throw new ShapeMismatchError(['infos', key], `expected an array, got ${typeof value}`);
     }
   }
   const parts = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Area, Provider } from '../../records.js';
-import { ImplausibleCoordinates, isObject, parseEach, restOf, ShapeMismatch, type Parsed } from '../common.js';
+import { ImplausibleCoordinatesError, isObject, parseEach, restOf, ShapeMismatchError, type Parsed } from '../common.js';
 import { idSchema, optional } from '../fields.js';
 import { readGeoJsonAreas } from '../geojson.js';
 import { parseProviderList } from '../providers.js';
@@ -19,12 +19,12 @@ import { parseProviderList } from '../providers.js';
  * area stays in the area's attrs as sent. Ids and names are kept as sent.
  */
 export function parseRapidProviders(body: unknown): Parsed<Provider> {
-  if (!isObject(body)) throw new ShapeMismatch([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  if (!isObject(body)) throw new ShapeMismatchError([], `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
   const areas = body['operatingAreas'];
   if (Array.isArray(areas)) return parseOperatingAreas(areas);
-  if (areas !== undefined && areas !== null) throw new ShapeMismatch(['operatingAreas'], `expected an array, got ${typeof areas}`);
+  if (areas !== undefined && areas !== null) throw new ShapeMismatchError(['operatingAreas'], `expected an array, got ${typeof areas}`);
   if (Array.isArray(body['providers'])) return parseProviderList(body['providers'], { implausible: 'stop' });
-  throw new ShapeMismatch(['operatingAreas'], 'missing (an OpArea answer lists operatingAreas[], or providers[] in the efa-api.md shape)');
+  throw new ShapeMismatchError(['operatingAreas'], 'missing (an OpArea answer lists operatingAreas[], or providers[] in the efa-api.md shape)');
 }
 
 const operatorSchema = z.looseObject({ id: idSchema, name: optional(z.string()).transform((value) => value ?? '') });
@@ -89,7 +89,7 @@ function readZone(zone: unknown, recordPath: readonly PropertyKey[]) {
   try {
     return readGeoJsonAreas(zone, ['operatingZone']);
   } catch (error) {
-    if (error instanceof ImplausibleCoordinates) throw new ImplausibleCoordinates([...recordPath, ...error.path], error.value);
+    if (error instanceof ImplausibleCoordinatesError) throw new ImplausibleCoordinatesError([...recordPath, ...error.path], error.value);
     throw error;
   }
 }

@@ -1,9 +1,9 @@
 import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, describeError } from '../http/index.js';
 import type { RetryHint, Transport } from '../http/types.js';
-import type { Dialect } from './dialect.js';
-import { dialects } from './dialects/index.js';
-import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
-import type { Operation } from './operations.js';
+import type { Dialect } from '../efa/dialect.js';
+import { dialects } from '../efa/dialects/index.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from '../efa/errors.js';
+import type { Operation } from '../efa/operations.js';
 
 /*
  * How the upstream probe (probe.ts) reads a failed request: the outcomes it names, the transport
@@ -88,8 +88,8 @@ const finalConnectionCodes: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOT
  * fail fast, and backing off four times against a closed port only delays the exit 75 by seconds
  * (the scheduler's retry, minutes later, is the one that can help).
  */
-class ProbeUnreachable extends Error implements RetryHint {
-  override readonly name = 'ProbeUnreachable';
+class ProbeUnreachableError extends Error implements RetryHint {
+  override readonly name = 'ProbeUnreachableError';
   readonly retryable = false;
   constructor(readonly connection: HttpConnectionError) {
     super(connection.message, { cause: connection });
@@ -103,7 +103,7 @@ export function failFast(inner: Transport): Transport {
       try {
         return await inner.send(request);
       } catch (error) {
-        if (error instanceof HttpConnectionError && error.code !== undefined && finalConnectionCodes.has(error.code)) throw new ProbeUnreachable(error);
+        if (error instanceof HttpConnectionError && error.code !== undefined && finalConnectionCodes.has(error.code)) throw new ProbeUnreachableError(error);
         throw error;
       }
     },
@@ -112,7 +112,7 @@ export function failFast(inner: Transport): Transport {
 
 const connectionCauseOf = (error: unknown): HttpConnectionError | undefined => {
   if (error instanceof HttpConnectionError) return error;
-  if (error instanceof ProbeUnreachable) return error.connection;
+  if (error instanceof ProbeUnreachableError) return error.connection;
   if (error instanceof RetriesExhaustedError) return connectionCauseOf(error.cause);
   return undefined;
 };

@@ -5,7 +5,7 @@ import { migrate } from '../../src/db/index.js';
 import { relationCounts } from '../../src/db/ledger.js';
 import { createRun, type OpenedRun } from '../../src/db/runs.js';
 import { pins, toPinRow, type PinRow } from '../../src/relations/index.js';
-import { createBatchingWriter } from '../../src/sweep/context.js';
+import { createBatchingWriter } from '../../src/db/batching-writer.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 
 const stop = (id: string, lon = 9.18): PinRow => toPinRow({ type: 'STOP', id, name: `Stop ${id}`, coord: { lon, lat: 48.78 }, motTypes: [5], attrs: {} });

@@ -4,11 +4,11 @@ import { HttpConnectionError, HttpTimeoutError, RetriesExhaustedError, createFet
 import type { Transport } from '../http/types.js';
 import { resolveHeaders, type Job, type ResolvedRegion } from '../job/index.js';
 import { pointInRegion } from '../tiling/index.js';
-import { createEfaClient, type EfaClient, type EfaResult } from './client.js';
-import type { Dialect } from './dialect.js';
-import { dialectFor, dialects, type DialectName } from './dialects/index.js';
-import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from './errors.js';
-import { OPERATIONS, type Operation } from './operations.js';
+import { createEfaClient, type EfaClient, type EfaResult } from '../efa/client.js';
+import type { Dialect } from '../efa/dialect.js';
+import { dialectFor, dialects, type DialectName } from '../efa/dialects/index.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaShapeError } from '../efa/errors.js';
+import { OPERATIONS, type Operation } from '../efa/operations.js';
 import { classifyFailure, CONFIGURATION_OUTCOMES, failFast, isTemporaryOutcome, recognisedDialects, sniffing, type ProbeOutcome } from './probe-outcome.js';
 
 export interface ProbeCheck {
@@ -153,7 +153,7 @@ export async function probeUpstream(
               await coordProbed;
               // The CoordInfo probe may have returned a POI: ask once more for one stop near the centre.
               stopIdSeen ??= await findStopNear(c, centre);
-              if (stopIdSeen === undefined) throw new NoStopToAsk();
+              if (stopIdSeen === undefined) throw new NoStopToAskError();
               return c.servingLinesAtStop({ stopId: stopIdSeen });
             },
           }
@@ -190,7 +190,7 @@ export async function probeUpstream(
         ...(answeredIn ? { answeredIn } : {}),
       };
     } catch (error) {
-      if (error instanceof NoStopToAsk) return { operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 };
+      if (error instanceof NoStopToAskError) return { operation, outcome: 'skipped', message: 'skipped: no stop near the region\'s centre to ask for', durationMs: 0 };
       return { operation, durationMs: Date.now() - started, ...classifyFailure(operation, error, dialectName, dialect.lastBody(operation)) };
     }
   }
@@ -218,8 +218,8 @@ async function findStopNear(client: EfaClient, centre: { lon: number; lat: numbe
 }
 
 /** ServingLines for stops, but no stop near the region's centre to ask about. */
-class NoStopToAsk extends Error {
-  override name = 'NoStopToAsk';
+class NoStopToAskError extends Error {
+  override name = 'NoStopToAskError';
 }
 
 /** The base URL without credentials or query (which may carry an API key), for output. */
