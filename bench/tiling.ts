@@ -5,7 +5,7 @@
  * of every capped tile, which separates what sizing costs from what the placement of cuts costs; and
  * night two (planned from night one's pins),
  * under every answer order a server might use (see ORDERS in the harness) and on worlds with city
- * cores and sparse edges. The sweep is the real box step and loop (src/harvest) against a fake server
+ * cores and sparse edges. The sweep is the real box step and loop (src/sweep) against a fake server
  * in memory (newest first, 4 in flight). Counts, not times.
  */
 import {

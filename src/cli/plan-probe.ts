@@ -1,6 +1,6 @@
 import type { Job, ResolvedRegion } from '../job/index.js';
 import { createJobClient } from '../run/client.js';
-import { coordRequest } from '../sweep/coord.js';
+import { coordRequest } from '../sweep/nightly/coord.js';
 import { inRegion, type BBox } from '../tiling/index.js';
 import { probeDensity, type DensityEstimate, type ProbeAnswer, type Range } from '../tiling/density-probe.js';
 import { SPLIT_FILL, SPLIT_MAX_CHILDREN } from '../tiling/split.js';

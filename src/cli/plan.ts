@@ -6,7 +6,7 @@ import { loadJob } from '../job/index.js';
 import { countDueStops } from '../db/plan-reads.js';
 import { nightNumber } from '../db/runs.js';
 import { sourceOf, sweptPinTypes } from '../relations/index.js';
-import { planCoordTiles, planRun, type RunPlan } from '../sweep/plan.js';
+import { planCoordTiles, planRun, type RunPlan } from '../sweep/nightly/plan.js';
 import { regionBBox, type Tile } from '../tiling/index.js';
 import { formatTable } from '../util/table.js';
 import { ConfigError } from '../errors.js';

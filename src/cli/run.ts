@@ -19,7 +19,7 @@ import { runLineage } from './lineage.js';
 import { exitCodeHelp } from './exit-code-table.js';
 import { acceptDeletionsFrom } from './accept-deletions.js';
 import { redactUrl } from '../util/redact.js';
-import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../snapshot/when.js';
+import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../sweep/snapshot/when.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
 
 interface RunOptions extends CommonOptions {

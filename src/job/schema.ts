@@ -103,7 +103,7 @@ const parkingKinds = "'all', or the parking kinds: multiStorey, carPark, singleS
 /**
  * The one box-sweep shape: what every sweep that tiles the region with box searches (coord, vehicles,
  * parking) is told about its boxes, under the same names in each (`sweeps.coord.maxPerRequest`,
- * `sweeps.vehicles.maxPerRequest`, … as always). The box step (src/harvest) reads only this.
+ * `sweeps.vehicles.maxPerRequest`, … as always). The box step (src/sweep) reads only this.
  */
 export const boxSweepShape = {
   maxPerRequest: z
@@ -134,7 +134,7 @@ export const coordSweepSchema = z.strictObject({
     .refine((p) => !p.realtime || p.info, { message: 'parking.realtime requires parking.info (parkObjInfoRealtime needs parkObjInfo)', path: ['realtime'] })
     .optional()
     .describe('Parking objects as nightly pins (the parking box search over each tile). Left out: no parking sweep.'),
-  // Left out rather than defaulted, so the job's hash (resume) stays; src/sweep/pilot.ts does it.
+  // Left out rather than defaulted, so the job's hash (resume) stays; src/sweep/nightly/pilot.ts does it.
   pilot: z
     .enum(['auto', 'off'])
     .optional()

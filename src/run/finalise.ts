@@ -2,7 +2,7 @@ import type { Tx } from '../db/connect.js';
 import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, seenCounts, unitCounts, unitOutcomes, untrustedUnits, type SeenCounts, type UnitOutcomes } from '../db/ledger.js';
 import { heldDeletionText, markGone, releaseOfRun, type DeletionRelease, type GoneOutcome } from '../db/deletion.js';
 import { refreshAnalystViews } from '../db/views.js';
-import { remarkSilentCapped, silentCapWarning } from '../harvest/index.js';
+import { remarkSilentCapped, silentCapWarning } from '../sweep/index.js';
 import { pruneHistoryFor } from '../history/index.js';
 import type { ServerMessage } from '../efa/index.js';
 import { entities, RELATIONS, type Relation } from '../relations/index.js';
@@ -11,7 +11,7 @@ import type { LoadedJob } from '../job/index.js';
 import type { Ending, Outcome, RunContext } from './kind.js';
 import type { EndStatus, RunSummary } from './summary.js';
 import { redactDeep, redactText } from '../util/redact.js';
-import type { SweepContext } from '../sweep/context.js';
+import type { SweepContext } from '../sweep/nightly/context.js';
 
 /**
  * The end of a nightly run, in named steps. Before the run's end transaction: say what the sweeps

@@ -12,7 +12,7 @@ import { deploymentTimeZone } from '../job/time-zone.js';
 import { snapshotRun } from './snapshot.js';
 import { createJobClient, dialectInUse } from './client.js';
 import { nightlyRun } from './nightly.js';
-import { planRun, radialCircleCount } from '../sweep/plan.js';
+import { planRun, radialCircleCount } from '../sweep/nightly/plan.js';
 import { failpoint } from '../util/failpoint.js';
 import { collectSecrets, redactText } from '../util/redact.js';
 import type { Ending, Outcome, RunContext, RunJobOptions, RunKind } from './kind.js';

@@ -5,20 +5,20 @@ import type { LoadedJob } from '../job/index.js';
 import type { Outcome, RunContext, RunKind } from './kind.js';
 import { seconds } from './summary.js';
 import { createCapDetector, createSpatialCheck, createSplitMemory, regionBBox, type Tile } from '../tiling/index.js';
-import { notSpatialNote } from '../harvest/index.js';
+import { notSpatialNote } from '../sweep/index.js';
 import { redactText } from '../util/redact.js';
-import { sweepAddInfo } from '../sweep/add-info.js';
+import { sweepAddInfo } from '../sweep/nightly/add-info.js';
 import { createBatchingWriter } from '../db/batching-writer.js';
-import type { SweepContext } from '../sweep/context.js';
-import { pendingRecord, sweepCoord } from '../sweep/coord.js';
+import type { SweepContext } from '../sweep/nightly/context.js';
+import { pendingRecord, sweepCoord } from '../sweep/nightly/coord.js';
 import { nightlyEnd } from './finalise.js';
-import { sweepOpArea } from '../sweep/op-area.js';
-import { planCoordTiles } from '../sweep/plan.js';
-import { pilotApplies, resumeCoordPilot, sweepCoordPilot } from '../sweep/pilot.js';
-import { Progress } from '../sweep/progress.js';
-import { sweepServingLines } from '../sweep/serving-lines.js';
-import { RunStats } from '../sweep/stats.js';
-import { sweepStopFinder } from '../sweep/stop-finder.js';
+import { sweepOpArea } from '../sweep/nightly/op-area.js';
+import { planCoordTiles } from '../sweep/nightly/plan.js';
+import { pilotApplies, resumeCoordPilot, sweepCoordPilot } from '../sweep/nightly/pilot.js';
+import { Progress } from '../sweep/nightly/progress.js';
+import { sweepServingLines } from '../sweep/nightly/serving-lines.js';
+import { RunStats } from '../sweep/nightly/stats.js';
+import { sweepStopFinder } from '../sweep/nightly/stop-finder.js';
 
 /**
  * The nightly kind of run: OpArea, CoordInfo, StopFinder, ServingLines and AddInfo in that order,

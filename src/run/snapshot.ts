@@ -5,10 +5,10 @@ import type { Ending, Outcome, RunContext, RunKind } from './kind.js';
 import type { EndStatus } from './summary.js';
 import { regionBBox } from '../tiling/index.js';
 import { redactText } from '../util/redact.js';
-import type { SnapshotContext } from '../snapshot/context.js';
-import { snapshotParking } from '../snapshot/parking.js';
-import { snapshotVehicles } from '../snapshot/vehicles.js';
-import { alreadyStoredLine, DEFAULT_RETENTION_DAYS } from '../snapshot/when.js';
+import type { SnapshotContext } from '../sweep/snapshot/context.js';
+import { snapshotParking } from '../sweep/snapshot/parking.js';
+import { snapshotVehicles } from '../sweep/snapshot/vehicles.js';
+import { alreadyStoredLine, DEFAULT_RETENTION_DAYS } from '../sweep/snapshot/when.js';
 
 const dayMs = 86_400_000;
 

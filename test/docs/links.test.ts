@@ -91,13 +91,6 @@ const NOT_OURS = new Set([
   '--prefix', // npm install --prefix
 ]);
 
-/**
- * Paths docs/adding-a-relation.md names from the design being merged in the same change (issue 31: views as
- * one file each, the notice_stops view). Tolerated while absent; once they exist the entries are harmless
- * and can go.
- */
-const BEING_MERGED = new Set(['sql/views', 'sql/functions', 'sql/views/notice_stops.sql']);
-
 /** Top-level folders and files of the repository, and the folders of src/ (architecture.md writes `run/lifecycle.ts`). */
 const topLevel = new Set(readdirSync(root));
 const srcFolders = new Set(readdirSync(join(root, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name));
@@ -156,7 +149,7 @@ describe('what the docs name exists', () => {
       if (doc.path === 'docs/schema.md') continue; // generated from the database's comments, checked by npm run docs:schema -- --check
       for (const span of inlineCode(doc.text)) {
         const path = repositoryPath(span);
-        if (path !== undefined && !existsSync(join(root, path)) && !BEING_MERGED.has(path.replace(/\/$/, ''))) missing.push(`${doc.path}: \`${span}\``);
+        if (path !== undefined && !existsSync(join(root, path))) missing.push(`${doc.path}: \`${span}\``);
       }
     }
     expect(missing).toEqual([]);

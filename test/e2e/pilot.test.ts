@@ -11,7 +11,7 @@ import { dbComparable, truthComparable, type Comparable } from '../helpers/compa
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 
 /**
- * The night-one pilot in the nightly sweep (sweeps.coord.pilot 'auto', src/sweep/pilot.ts) against
+ * The night-one pilot in the nightly sweep (sweeps.coord.pilot 'auto', src/sweep/nightly/pilot.ts) against
  * the simulator, whose types are dealt at random over one spatial law (they co-locate): fewer
  * CoordInfo requests than 'off' for exactly the same pins; night two (planned from known pins, as
  * today) marks nothing gone; a run killed during the strata resumes to the same pins, none twice.

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dialects } from '../../src/efa/dialects/index.js';
 import { globalIdOf, hasGlobalIdForm } from '../../src/efa/parse/global-id.js';
-import { locationToPin } from '../../src/sweep/stop-finder.js';
+import { locationToPin } from '../../src/sweep/nightly/stop-finder.js';
 
 const load = (file: string): Record<string, unknown> => JSON.parse(readFileSync(`/work/shared/efa-samples/${file}`, 'utf8')) as Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /**
- * The real CoordInfo box step (src/harvest) against a fake server in memory, to count requests
+ * The real CoordInfo box step (src/sweep) against a fake server in memory, to count requests
  * honestly and check completeness. No I/O, no vitest (bench/tiling.ts reuses it).
  */
 import { METRES_PER_DEG_LAT, makeTile, metresPerDegLon, snapEdge } from '../../src/tiling/geo.js';
@@ -19,7 +19,7 @@ import {
 import { PRECISION_MIN_TILE_DEG } from '../../src/tiling/index.js';
 import type { BBox, Point, Region, SplitMemory, Tile } from '../../src/tiling/index.js';
 import type { EfaResult, Pin } from '../../src/efa/index.js';
-import { createBoxStep, sweepBoxes, type BoxSink } from '../../src/harvest/index.js';
+import { createBoxStep, sweepBoxes, type BoxSink } from '../../src/sweep/index.js';
 import type { Logger } from '../../src/util/log.js';
 import { hash32, makeRng } from '../../src/sim/rng.js';
 
@@ -222,7 +222,7 @@ export interface SweepResult {
 }
 
 /**
- * How the sweep works through its tiles: the real loop (`sweepBoxes`, src/harvest) with its
+ * How the sweep works through its tiles: the real loop (`sweepBoxes`, src/sweep) with its
  * `concurrency` requests in flight, the newest tile first (a split's first child first), and each
  * answer handled when it arrives, with the others still out. The fake network answers in the order
  * the requests were sent, or, with `shuffle`, in an order drawn from that seed (servers answer small

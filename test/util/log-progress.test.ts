@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import xterm from '@xterm/headless';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Progress } from '../../src/sweep/progress.js';
+import { Progress } from '../../src/sweep/nightly/progress.js';
 import { createLogger, LogOutput, type OutputStream } from '../../src/util/log.js';
 
 /** A stream that records what is written, claiming to be a terminal of the given width or not. */
