@@ -53,7 +53,8 @@ export function registerDemo(program: Command): void {
     try {
       // The package's own demo job by its path: a bare name would look in the current directory's jobs/ first.
       const loaded = await loadJob(join(packageRoot, 'jobs', 'demo.json'));
-      const summary = await runJob({ loaded, db, log, baseUrl: sim.url, progress: process.stderr.isTTY ? 'bar' : 'lines' });
+      // From the command's start: the simulator and the database's open are what the user waited for too.
+      const summary = await runJob({ loaded, db, log, baseUrl: sim.url, progress: process.stderr.isTTY ? 'bar' : 'lines', waitingSinceMs: 0 });
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(summary)}\n`);
       } else {
