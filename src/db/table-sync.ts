@@ -3,6 +3,7 @@ import { createHistoryTableSql, hasHistory, historyIndexes, versionedColumns } f
 import { relationTables } from '../relations/definitions.js';
 import { addColumnSql, createIndexSql, createTableSql, type ColumnDefinition, type TableDefinition } from '../relations/table.js';
 import type { Db } from './connect.js';
+import { migrationLockStatement } from './migration-lock.js';
 
 /**
  * A relation's table in the database differs from its declaration in a way sync does not repair
@@ -132,10 +133,10 @@ export async function syncRelationTables(db: Db): Promise<void> {
   const plan = await relationTablesPlan(db);
   if (plan.differences.length > 0) throw new TableDeclarationError(plan.differences);
   if (plan.statements.length === 0) return;
-  // Under the migrations' lock (sql/020); every statement says IF NOT EXISTS, so a concurrent sync
-  // that got there first leaves nothing for this one to do.
+  // Under the migrations' lock (the same statement migrate and the definitions take); every
+  // statement says IF NOT EXISTS, so a concurrent sync that got there first leaves nothing to do.
   await db.exec(`BEGIN;
-    LOCK TABLE efa_private.migration_lock IN EXCLUSIVE MODE;
+    ${await migrationLockStatement(db)}
     ${plan.statements.join('\n')}
     COMMIT;`);
 }
