@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import { migrate } from './migrate.js';
@@ -49,10 +49,34 @@ async function isNewDataDir(dir: string): Promise<boolean> {
   return entries !== undefined && entries.length === 0;
 }
 
+/** A template unused this long belongs to a version no longer run here (~40 MB each): removed. */
+export const STALE_TEMPLATE_MS = 7 * 24 * 3600 * 1000;
+const TEMPLATE_NAME = /^pglite-template-[0-9a-f]+(\.building-.+)?$/;
+
+/**
+ * Removes what other versions left in the cache: their templates once unused for STALE_TEMPLATE_MS
+ * (each use touches a template, so a version still run here keeps its own), and half-built ones a
+ * crash left. A copy still reading a template being removed fails, and that process falls back to
+ * creating its database itself (seedFromTemplate), so removal never costs a database.
+ */
+async function pruneOtherTemplates(cache: string, current: string, now = Date.now()): Promise<void> {
+  for (const name of await readdir(cache).catch(() => [] as string[])) {
+    if (!TEMPLATE_NAME.test(name) || name === basename(current)) continue;
+    const path = join(cache, name);
+    const age = now - (await stat(path).then((s) => s.mtimeMs, () => now));
+    if (age > STALE_TEMPLATE_MS) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /** The migrated template of this installed version, built in the cache when it is not there yet. */
 async function migratedTemplate(cache: string): Promise<string> {
   const dir = join(cache, `pglite-template-${await templateKey()}`);
-  if (await stat(join(dir, 'PG_VERSION')).then(() => true, () => false)) return dir;
+  await pruneOtherTemplates(cache, dir);
+  if (await stat(join(dir, 'PG_VERSION')).then(() => true, () => false)) {
+    const now = new Date();
+    await utimes(dir, now, now).catch(() => undefined);
+    return dir;
+  }
   // Built aside and renamed into place: a process that crashes half way, or a second first start at
   // the same moment, never leaves a half template behind a name that says it is complete.
   const building = await mkdtemp(`${dir}.building-`);

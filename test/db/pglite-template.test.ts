@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -67,10 +67,11 @@ describe.runIf(dbKind() === 'pglite')('a new embedded database from the migrated
     expect(await seedFromTemplate(first)).toBe(true);
     expect(existsSync(join(first, 'PG_VERSION'))).toBe(true);
     const cache = process.env[CACHE_DIR_ENV] as string;
-    // Complete templates only: another test file may be building one aside at this moment.
-    const complete = async (): Promise<string[]> => (await readdir(cache)).filter((n) => /^pglite-template-[0-9a-f]+$/.test(n));
-    const templates = await complete();
-    expect(templates).toHaveLength(1);
+    // This version's template, found by its key: another test file may run an installed copy of the
+    // package (another key) and build its own template beside it at this moment.
+    const template = join(cache, `pglite-template-${await templateKey()}`);
+    expect(existsSync(join(template, 'PG_VERSION'))).toBe(true);
+    const made = (await stat(template)).ino;
 
     const db = await openDb(`pglite:${first}`);
     try {
@@ -87,10 +88,24 @@ describe.runIf(dbKind() === 'pglite')('a new embedded database from the migrated
     const second = join(parent, 'b');
     await mkdir(second);
     expect(await seedFromTemplate(second)).toBe(true);
-    expect(await complete()).toEqual(templates);
+    expect((await stat(template)).ino).toBe(made);
     // Nothing is left beside the databases.
     expect((await readdir(parent)).sort()).toEqual(['a', 'b']);
   }, 600_000);
+
+  it('removes the templates of other versions once unused for a week, and keeps a recent one', async () => {
+    const cache = process.env[CACHE_DIR_ENV] as string;
+    const stale = join(cache, 'pglite-template-0000000000000000dead');
+    const recent = join(cache, 'pglite-template-0000000000000000beef');
+    for (const dir of [stale, recent]) await mkdir(dir, { recursive: true });
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await utimes(stale, eightDaysAgo, eightDaysAgo);
+    expect(await seedFromTemplate(join(parent, 'pruned'))).toBe(true);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(existsSync(join(cache, `pglite-template-${await templateKey()}`))).toBe(true);
+    await rm(recent, { recursive: true });
+  });
 
   it('never writes into a new directory that another live process holds', async () => {
     const held = join(parent, 'held');
