@@ -1,63 +1,27 @@
 import { sql, type Kysely } from 'kysely';
-import { pointEwkbHex } from './ewkb.js';
 import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
 import { stripNul } from '../relations/hash.js';
+import {
+  parkingSnapshots, snapshotCopyColumns, snapshotCopyValues, snapshotRelationOf, vehicleSnapshots,
+  type ParkingRow, type SnapshotKind, type SnapshotRelation, type VehicleRow,
+} from '../relations/index.js';
 import type { Database } from './tables.js';
 import type { UnitStatus } from './unit-status.js';
 import type { BBox } from '../tiling/types.js';
 import { insertRejects, type RejectInput } from './ledger.js';
 
 /**
- * Every query on the snapshot time series (sql/008_snapshots.sql, views in sql/009): partitions created on demand and dropped by
+ * Every query on the snapshot time series (tables: src/relations/*-snapshots; views: sql/views): partitions created on demand and dropped by
  * retention, one COPY per snapshot and table, and what the next snapshot plans from.
  */
 
-export type SnapshotKind = 'vehicles' | 'parking';
 /** A snapshot tile's outcome: the run tiles' words (unit-status.ts); a snapshot plans no pending tile. */
 export type SnapshotTileStatus = Exclude<UnitStatus, 'pending'>;
 export type SnapshotStatus = 'complete' | 'partial' | 'failed';
 
-export interface VehicleRow {
-  readonly vehicleKey: string;
-  readonly providerId: string | null;
-  readonly areaId: string | null;
-  readonly kind: string | null;
-  readonly engine: string | null;
-  readonly locationType: string | null;
-  readonly chargePercent: number | null;
-  readonly fuelPercent: number | null;
-  readonly available: boolean | null;
-  readonly detailed: boolean;
-  /** The station a vehicle stands at, and its slot counts as sent (station-based sharing). */
-  readonly stationId: string | null;
-  readonly stationSlots: Record<string, unknown> | null;
-  readonly model: string | null;
-  readonly rangeKm: number | null;
-  readonly lon: number;
-  readonly lat: number;
-}
-
-export interface ParkingRow {
-  readonly parkingKey: string;
-  readonly name: string | null;
-  readonly kind: number | null;
-  readonly capacity: number | null;
-  readonly free: number | null;
-  readonly occupied: number | null;
-  /** REALTIME (measured), PROFILE (a day curve's forecast) or UNKNOWN; null when the answer had no figure. */
-  readonly dataSource: 'REALTIME' | 'PROFILE' | 'UNKNOWN' | null;
-  /** When the figure was measured, where the answer says with its zone. */
-  readonly measuredAt: Date | null;
-  readonly occ: number | null;
-  readonly occLos: number | null;
-  readonly occLevel: string | null;
-  readonly occTrend: number | null;
-  readonly lon: number;
-  readonly lat: number;
-  /** Why figures of the answer were stored as NULL (impossible, or text where numbers are sent); each is in efa.rejects. */
-  readonly problems?: readonly string[];
-}
+// The rows and their tables are the snapshot relations' own (src/relations/vehicle-snapshots, parking-snapshots).
+export type { ParkingRow, SnapshotKind, VehicleRow };
 
 export interface SnapshotTileRow {
   readonly tileId: string;
@@ -103,7 +67,6 @@ export interface SnapshotRef {
 }
 
 const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
-const point = (lon: number, lat: number): string => pointEwkbHex(lon, lat);
 const polygon = ([x0, y0, x1, y1]: readonly number[]): string =>
   `SRID=4326;POLYGON((${x0} ${y0},${x1} ${y0},${x1} ${y1},${x0} ${y1},${x0} ${y0}))`;
 
@@ -151,15 +114,6 @@ export async function pruneSnapshotRollups(db: Db, source: string, keepFrom: Dat
 }
 
 const tileColumns = ['taken_at', 'run_id', 'source', 'kind', 'tile_id', 'parent_id', 'depth', 'bbox', 'status', 'objects', 'stored', 'attempts', 'error'];
-const vehicleColumns = [
-  'taken_at', 'run_id', 'source', 'vehicle_key', 'provider_id', 'area_id', 'kind', 'engine', 'location_type',
-  'charge_percent', 'fuel_percent', 'available', 'detailed', 'station_id', 'station_slots', 'model', 'range_km', 'geom',
-];
-const parkingColumns = [
-  'taken_at', 'run_id', 'source', 'parking_key', 'name', 'kind', 'capacity', 'free', 'occupied',
-  'data_source', 'measured_at', 'occ', 'occ_los', 'occ_level', 'occ_trend', 'geom',
-];
-
 async function writeRecord(tx: Tx, ref: SnapshotRef, record: SnapshotRecord, rows: number): Promise<void> {
   await sql`
     INSERT INTO efa.snapshots (run_id, kind, source, job_name, taken_at, status, tiles, tiles_failed, tiles_capped, objects, rows, requests, detail_requests)
@@ -190,38 +144,24 @@ async function writeRejects(tx: Tx, ref: SnapshotRef, rejects: readonly Snapshot
 
 /** A vehicle snapshot: its record, its tiles and its rows, each table with one COPY (the partitions must exist). */
 export async function writeVehicleSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<VehicleRow>): Promise<void> {
-  await writeVehicleRows(tx, ref, snapshot);
-  await rollUp(tx, ref, 'vehicles');
-}
-
-async function writeVehicleRows(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<VehicleRow>): Promise<void> {
-  const at = ref.takenAt.toISOString();
-  await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
-  await writeTiles(tx, ref, 'vehicles', snapshot.tiles);
-  await writeRejects(tx, ref, snapshot.rejects ?? []);
-  if (snapshot.rows.length === 0) return;
-  await tx.copyIn('efa.vehicle_snapshots', vehicleColumns, copyText(snapshot.rows, (v) => [
-    at, ref.runId, ref.source, v.vehicleKey, v.providerId, v.areaId, v.kind, v.engine, v.locationType,
-    v.chargePercent, v.fuelPercent, v.available, v.detailed, v.stationId,
-    v.stationSlots === null ? null : JSON.stringify(stripNul(v.stationSlots)), v.model, v.rangeKm, point(v.lon, v.lat),
-  ]));
+  await writeSnapshot(tx, ref, vehicleSnapshots, snapshot);
 }
 
 export async function writeParkingSnapshot(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<ParkingRow>): Promise<void> {
-  await writeParkingRows(tx, ref, snapshot);
-  await rollUp(tx, ref, 'parking');
+  await writeSnapshot(tx, ref, parkingSnapshots, snapshot);
 }
 
-async function writeParkingRows(tx: Tx, ref: SnapshotRef, snapshot: SnapshotWrite<ParkingRow>): Promise<void> {
-  const at = ref.takenAt.toISOString();
+/** One snapshot of one relation: its record, tiles, rejects and rows, then its share of the hourly roll-ups. */
+async function writeSnapshot<Row>(tx: Tx, ref: SnapshotRef, relation: SnapshotRelation<Row>, snapshot: SnapshotWrite<Row>): Promise<void> {
   await writeRecord(tx, ref, snapshot.record, snapshot.rows.length);
-  await writeTiles(tx, ref, 'parking', snapshot.tiles);
+  await writeTiles(tx, ref, relation.kind, snapshot.tiles);
   await writeRejects(tx, ref, snapshot.rejects ?? []);
-  if (snapshot.rows.length === 0) return;
-  await tx.copyIn('efa.parking_snapshots', parkingColumns, copyText(snapshot.rows, (p) => [
-    at, ref.runId, ref.source, p.parkingKey, p.name, p.kind, p.capacity, p.free, p.occupied,
-    p.dataSource, p.measuredAt?.toISOString() ?? null, p.occ, p.occLos, p.occLevel, p.occTrend, point(p.lon, p.lat),
-  ]));
+  if (snapshot.rows.length > 0) {
+    const shared = [ref.takenAt.toISOString(), ref.runId, ref.source];
+    const table = `${relation.table.schema}.${relation.table.name}`;
+    await tx.copyIn(table, snapshotCopyColumns(relation as SnapshotRelation<never>), copyText(snapshot.rows, (row) => snapshotCopyValues(relation, shared, row)));
+  }
+  await rollUp(tx, ref, relation.kind);
 }
 
 /** A usable snapshot a job already stored at one instant: `run --now` with that time has nothing to do. */
@@ -263,7 +203,8 @@ export async function previousSnapshot(db: Kysely<Database>, jobName: string, ki
     ORDER BY taken_at DESC LIMIT 1`.execute(db);
   const snap = last.rows[0];
   if (!snap) return undefined;
-  const table = sql.raw(kind === 'vehicles' ? 'efa.vehicle_snapshots' : 'efa.parking_snapshots');
+  const { table: t } = snapshotRelationOf[kind];
+  const table = sql.raw(`${t.schema}.${t.name}`);
   // taken_at first: the planner reads one partition.
   const rows = await sql<{ x: number; y: number }>`
     SELECT ST_X(geom) AS x, ST_Y(geom) AS y FROM ${table}

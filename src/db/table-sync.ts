@@ -40,7 +40,7 @@ async function readCatalog(db: Db, tables: readonly string[]): Promise<Catalog> 
     UNION ALL
     SELECT NULL, i.relname::text, NULL, NULL
     FROM pg_class i JOIN pg_namespace n ON n.oid = i.relnamespace
-    WHERE n.nspname = 'efa' AND i.relkind = 'i'`.execute(db.kysely);
+    WHERE n.nspname = 'efa' AND i.relkind IN ('i', 'I')`.execute(db.kysely);
   const columns = new Map<string, Map<string, CatalogColumn>>();
   const indexes = new Set<string>();
   for (const row of r.rows) {

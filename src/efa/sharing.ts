@@ -4,7 +4,7 @@ import type { Pin } from './records.js';
  * What makes a sharing vehicle's id unique. Providers number their vehicles themselves (1…N, as
  * GBFS feeds do), so an id alone names a vehicle only within its provider: the EFA SharingRefId is
  * `<ID>:<OperatorID>:<OpAreaID>`. Both the answer's duplicate rule (parse/duplicates.ts) and the
- * snapshot rows (src/sweep/snapshot/rows.ts) read the provider here, so they cannot disagree.
+ * snapshot rows (src/relations/vehicle-snapshots/row.ts) read the provider here, so they cannot disagree.
  */
 
 /**

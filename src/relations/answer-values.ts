@@ -1,5 +1,5 @@
-import { instantOfText } from '../../util/time-zone.js';
-/** Readers of answer values for the snapshot rows: each returns null for what it cannot read (never a guess). */
+import { instantOfText } from '../util/time-zone.js';
+/** Readers of answer values for the snapshot relations' rows: each returns null for what it cannot read (never a guess). */
 
 export type Attrs = Readonly<Record<string, unknown>>;
 

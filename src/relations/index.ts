@@ -7,6 +7,9 @@ import { pins } from './pins.js';
 import { operatingAreas, sharingProviders } from './sharing.js';
 import { sharingStations } from './sharing-stations.js';
 import { stopLines } from './stop-lines.js';
+import { parkingSnapshots } from './parking-snapshots/index.js';
+import type { SnapshotKind, SnapshotRelation } from './snapshot-relation.js';
+import { vehicleSnapshots } from './vehicle-snapshots/index.js';
 
 export * from './entity.js';
 export * from './table.js';
@@ -17,6 +20,9 @@ export { pairKey, stopLines, stopLinesTable, type StopLineRow } from './stop-lin
 export { notices, noticesTable, toNoticeRow, withPublication, type NoticeRow } from './notices.js';
 export { areaKey, operatingAreas, operatingAreasTable, repairedAreaGeometry, sharingProviders, sharingProvidersTable, toProviderRows, type AreaRow, type PolygonRings, type ProviderRow } from './sharing.js';
 export { sharingStations, sharingStationsTable, stationKey, toStationRow, type StationRow } from './sharing-stations.js';
+export * from './snapshot-relation.js';
+export * from './vehicle-snapshots/index.js';
+export * from './parking-snapshots/index.js';
 
 /** Every entity, by relation; their order is what each says it comes `after` (ordered). */
 export const entities: { readonly [R in Relation]: Entity<never> } = {
@@ -28,6 +34,13 @@ export const entities: { readonly [R in Relation]: Entity<never> } = {
   operating_areas: operatingAreas,
   sharing_stations: sharingStations,
 } as { readonly [R in Relation]: Entity<never> };
+
+/** The time series a snapshot appends to, by kind; in write order. */
+export const snapshotRelationOf: { readonly [K in SnapshotKind]: SnapshotRelation<never> } = {
+  vehicles: vehicleSnapshots as SnapshotRelation<never>,
+  parking: parkingSnapshots as SnapshotRelation<never>,
+};
+export const snapshotRelations: readonly SnapshotRelation<never>[] = Object.values(snapshotRelationOf);
 
 /**
  * The relations in an order where each comes after those it names under `edge`: `after` for

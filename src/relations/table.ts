@@ -58,6 +58,8 @@ export interface TableDefinition {
   readonly indexes: readonly IndexDefinition[];
   /** Undefined for a relation without history. */
   readonly history?: HistoryDefinition;
+  /** A partitioned table's key (`RANGE (taken_at)`): its partitions are made by SQL of their own. */
+  readonly partitionBy?: string;
 }
 
 /** `efa.pins`. */
@@ -83,7 +85,8 @@ export function createTableSql(t: TableDefinition): string {
     `CONSTRAINT ${t.name}_pkey PRIMARY KEY (${t.primaryKey.join(', ')})`,
     ...t.constraints.map((k) => `CONSTRAINT ${k.name} ${k.sql}`),
   ];
-  return `CREATE TABLE IF NOT EXISTS ${qualifiedName(t)} (\n  ${lines.join(',\n  ')}\n);`;
+  const partition = t.partitionBy ? ` PARTITION BY ${t.partitionBy}` : '';
+  return `CREATE TABLE IF NOT EXISTS ${qualifiedName(t)} (\n  ${lines.join(',\n  ')}\n)${partition};`;
 }
 
 export function createIndexSql(table: Pick<TableDefinition, 'schema' | 'name'>, i: IndexDefinition): string {

@@ -1,5 +1,5 @@
-import type { ParkingRow } from '../../db/snapshots.js';
-import { instantOf, num, objectAt, text, type Attrs } from './values.js';
+import { instantOf, num, objectAt, text, type Attrs } from '../answer-values.js';
+import type { ParkingRow } from './table.js';
 
 /** The parking data set's sources (published schema `parkingDataSet.dataSource`). */
 export const PARKING_DATA_SOURCES = ['REALTIME', 'PROFILE', 'UNKNOWN'] as const;

@@ -1,19 +1,14 @@
-import type { ParkingRow, VehicleRow } from '../../db/snapshots.js';
-import { PARKING, type Pin } from '../../efa/records.js';
-import { pinKey } from '../../relations/pins.js';
+import type { Pin } from '../../efa/records.js';
 import { idText, sharingProviderOf } from '../../efa/sharing.js';
-import { checkedParkingFigures } from './parking-figures.js';
-import { instantOf, int, num, objectAt, text } from './values.js';
+import { instantOf, num, objectAt, text } from '../answer-values.js';
+import { objectKey } from '../snapshot-relation.js';
+import type { VehicleRow } from './table.js';
 
 /**
- * CoordInfo records as snapshot rows. efa-api.md shows no field of a sharing vehicle or of the
+ * CoordInfo records as vehicle snapshot rows. efa-api.md shows no field of a sharing vehicle or of the
  * vehicle-detail answer, so each value is read from the names deployments and the simulator use,
  * and is null where none is present (never guessed).
  */
-
-export function isParking(pin: Pin): boolean {
-  return pin.type.toUpperCase() === PARKING;
-}
 
 type Attrs = Readonly<Record<string, unknown>>;
 
@@ -25,9 +20,6 @@ function bool(...values: unknown[]): boolean | null {
   }
   return null;
 }
-
-/** The key of an object: its id as sent, else the kind and a hash of name and place (as efa.pins). */
-export const objectKey = (pin: Pin): string => pin.id ?? pinKey(pin);
 
 /** The slot-count fields of the schema's `station` (carSlots, bikeSlots, eBikeSlots, combinedSlots, ...). */
 const SLOT_FIELD = /Slots$/;
@@ -172,22 +164,4 @@ export function sharingRefOf(pin: Pin): { id: string; operatorId: string; opArea
   const provider = idText(vehicle.providerId, details.providerId);
   const area = idText(vehicle.operatingAreaId, details.operatingAreaId);
   return vid !== null && provider !== null && area !== null ? { id: vid, operatorId: provider, opAreaId: area } : undefined;
-}
-
-/**
- * A parking object as a snapshot row. Its figures are checked (parking-figures.ts): one that is
- * impossible, or text where the dialect sends numbers, is stored as NULL and named in `problems`,
- * which the sweep writes to efa.rejects with the record as received.
- */
-export function toParkingRow(pin: Pin, textNumbers = false, timeZone?: string): ParkingRow {
-  const { figures, problems } = checkedParkingFigures(pin.attrs, textNumbers, timeZone);
-  return {
-    parkingKey: objectKey(pin),
-    name: pin.name === '' ? null : pin.name,
-    kind: int(pin.attrs.parkingObjectType),
-    ...figures,
-    lon: pin.coord.lon,
-    lat: pin.coord.lat,
-    ...(problems.length > 0 ? { problems } : {}),
-  };
 }

@@ -5,7 +5,7 @@ import type { Dialect } from '../../efa/dialect.js';
 import type { AutoDialect } from '../../efa/dialects/auto.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
-import { isParking, toParkingRow } from './rows.js';
+import { isParking, toParkingRow } from '../../relations/parking-snapshots/index.js';
 import { sweepSnapshotTiles } from './tiles.js';
 
 type ParkingSweep = NonNullable<Job['sweeps']['parking']>;
@@ -13,7 +13,7 @@ type ParkingSweep = NonNullable<Job['sweeps']['parking']>;
 /**
  * Whether the answers are legacy EFA JSON, which writes every value as text ("12"): only there is
  * a figure in text a number. The published rapidJSON schema types the figures as numbers and the
- * json dialect sends JSON numbers, so text there is a figure not read (parking-figures.ts).
+ * json dialect sends JSON numbers, so text there is a figure not read (relations/parking-snapshots/figures.ts).
  */
 function writesNumbersAsText(dialect: Dialect): boolean {
   const chosen = 'chosen' in dialect ? (dialect as AutoDialect).chosen : dialect;

@@ -9,7 +9,7 @@ import { drainQueue } from '../nightly/queue.js';
 import { redactText } from '../../util/redact.js';
 import { planSnapshotTiles, snapshotRecord } from './plan.js';
 import { isSharingVehicle, sharingProviderOf, sharingVehicleKey } from '../../efa/sharing.js';
-import { isStationOnly, sharingRefOf, toVehicleRow, vehicleDetailsOf, vehiclesOf } from './rows.js';
+import { isStationOnly, sharingRefOf, toVehicleRow, vehicleDetailsOf, vehiclesOf } from '../../relations/vehicle-snapshots/index.js';
 import { tileSweepBase, type SnapshotContext } from './context.js';
 import { sweepSnapshotTiles } from './tiles.js';
 

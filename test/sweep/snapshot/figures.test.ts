@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveDuplicatePins, type Pin } from '../../../src/efa/index.js';
-import { toParkingRow, toVehicleRow } from '../../../src/sweep/snapshot/rows.js';
+import { toParkingRow, toVehicleRow } from '../../../src/relations/index.js';
 
 /**
  * Issue 29.9 and 29.10 at the level of one answer, in the dialects the CLI test does not serve: the
