@@ -3,6 +3,9 @@
 -- for analysts and dashboards. Runs on PostgreSQL 15 + PostGIS 3.3 and on PGlite (PostgreSQL 18).
 -- "Active today" below means: not ended, valid_from <= current_date <= valid_to (a missing bound is
 -- open); current_date follows the session's TimeZone.
+--
+-- The comments on the relations' own tables (efa.pins … efa.parking_snapshots) are generated from
+-- their declarations in src/relations/ and applied with the definitions (issue 31).
 
 -- ---------------------------------------------------------------------------------------------
 -- Schema and bookkeeping
@@ -49,77 +52,12 @@ COMMENT ON COLUMN efa.run_tiles.fetched_at IS 'When the unit''s result was recor
 COMMENT ON COLUMN efa.run_tiles.error IS 'Last error of a failed unit; NULL otherwise.';
 
 -- pins, stops, pois
-COMMENT ON TABLE efa.pins IS 'Every object of CoordInfo answers (pins[]): stops, POIs, parking, sharing objects, one row per real object however many tiles returned it. Never hard-deleted: deleted_at is set when a complete sweep of its place no longer finds it.';
-COMMENT ON COLUMN efa.pins.pin_key IS 'Stable key: the EFA id (pins[].id) where present, else ''h:'' + 20 hex digits of a SHA-1 of type, name and the coordinate rounded to 5 decimals (~1 m).';
-COMMENT ON COLUMN efa.pins.type IS 'CoordInfo pins[].type: STOP, POI_POINT, POI_AREA, BUS_POINT, GIS_POINT, … (the object types of the API).';
-COMMENT ON COLUMN efa.pins.id IS 'CoordInfo pins[].id, the EFA object id (stops: the stop id reusable as name_sf / name_sl); NULL when the answer has none (often for POIs).';
-COMMENT ON COLUMN efa.pins.name IS 'CoordInfo pins[].name: display name.';
-COMMENT ON COLUMN efa.pins.mot_types IS 'CoordInfo pins[].motTypes (comma-separated means-of-transport ids, stops) as a sorted, distinct integer array; empty when absent.';
-COMMENT ON COLUMN efa.pins.geom IS 'CoordInfo pins[].coord {lat, lon} as a Point (lon, lat), EPSG:4326, rounded to 7 decimals (~1 cm).';
-COMMENT ON COLUMN efa.pins.attrs IS 'Every other field of the pin as received (JSON), e.g. locality, parking or vehicle details.';
-COMMENT ON COLUMN efa.pins.content_hash IS 'SHA-1 of the normalised row (type, id, name, mot_types, coordinate, attrs); changed_run moves only when it changes.';
-COMMENT ON COLUMN efa.pins.first_run IS 'The run that first stored the object (efa.runs).';
-COMMENT ON COLUMN efa.pins.changed_run IS 'The last run that changed the object''s content (or revived it).';
-COMMENT ON COLUMN efa.pins.deleted_at IS 'When a run that swept the object''s place completely no longer found it; NULL while it exists. Cleared if it reappears.';
 
 -- lines, stop_lines
-COMMENT ON TABLE efa.lines IS 'Lines from ServingLines answers (servingLines[]), asked per swept stop (mode=odv) or per line name (mode=line); one row per line and direction.';
-COMMENT ON COLUMN efa.lines.line_key IS 'Stable key: the EFA line id (network:line:supplement:direction:project) where the answer has one, else ''h:'' + 20 hex digits of a SHA-1 of mot, number, name and direction.';
-COMMENT ON COLUMN efa.lines.line_id IS 'ServingLines servingLines[].id, the EFA line id; NULL when the answer has none. AddInfo notices name lines by its leading parts (efa.notice_lines).';
-COMMENT ON COLUMN efa.lines.name IS 'ServingLines servingLines[].name: public line name.';
-COMMENT ON COLUMN efa.lines.number IS 'ServingLines servingLines[].number: line number (as text).';
-COMMENT ON COLUMN efa.lines.mot IS 'ServingLines servingLines[].mot: means-of-transport id.';
-COMMENT ON COLUMN efa.lines.direction IS 'ServingLines servingLines[].direction: destination text; empty when absent.';
-COMMENT ON COLUMN efa.lines.attrs IS 'Every other field of the serving line as received (JSON).';
-COMMENT ON COLUMN efa.lines.content_hash IS 'SHA-1 of the normalised row; changed_run moves only when it changes.';
-COMMENT ON COLUMN efa.lines.first_run IS 'The run that first stored the line.';
-COMMENT ON COLUMN efa.lines.changed_run IS 'The last run that changed the line''s content.';
-COMMENT ON COLUMN efa.lines.deleted_at IS 'When a complete sweep no longer found the line; NULL while it exists.';
-
-COMMENT ON TABLE efa.stop_lines IS 'Which line serves which stop: one row per line in the ServingLines answer for a stop (mode=odv, name_sl = the stop id).';
-COMMENT ON COLUMN efa.stop_lines.stop_id IS 'The stop asked for (name_sl): efa.stops.stop_id.';
-COMMENT ON COLUMN efa.stop_lines.line_key IS 'A line of its answer: efa.lines.line_key.';
-COMMENT ON COLUMN efa.stop_lines.first_run IS 'The run that first saw the line at the stop.';
-COMMENT ON COLUMN efa.stop_lines.deleted_at IS 'When a run that asked for the stop no longer found the line in its answer; NULL while it serves the stop.';
 
 -- notices
-COMMENT ON TABLE efa.notices IS 'Disruption and information notices from AddInfo answers (infos[]), one row per notice id however many filters returned it. Never hard-deleted: ended_at is set when a complete AddInfo sweep no longer returns it.';
-COMMENT ON COLUMN efa.notices.notice_id IS 'AddInfo infos[].id.';
-COMMENT ON COLUMN efa.notices.type IS 'AddInfo infos[].type: stopInfo, stopBlocking, lineInfo, lineBlocking, routeInfo, routeBlocking, generalInfo or bannerInfo.';
-COMMENT ON COLUMN efa.notices.title IS 'AddInfo infos[].title: headline; empty when absent.';
-COMMENT ON COLUMN efa.notices.text IS 'AddInfo infos[].text: body text; empty when absent.';
-COMMENT ON COLUMN efa.notices.valid_from IS 'AddInfo infos[].validFrom (YYYY-MM-DD): first day of validity; NULL = open.';
-COMMENT ON COLUMN efa.notices.valid_to IS 'AddInfo infos[].validTo (YYYY-MM-DD): last day of validity, inclusive; NULL = open.';
-COMMENT ON COLUMN efa.notices.severity IS 'AddInfo infos[].severity: severity label as the deployment names it; NULL when absent.';
-COMMENT ON COLUMN efa.notices.lines IS 'AddInfo infos[].lines: identifiers of the affected lines (colon-separated parts, the leading parts of efa.lines.line_id), sorted and distinct; see efa.notice_lines.';
-COMMENT ON COLUMN efa.notices.attrs IS 'Every other field of the notice as received (JSON), e.g. provider code, source system, affected stops.';
-COMMENT ON COLUMN efa.notices.content_hash IS 'SHA-1 of the normalised row; changed_run moves only when it changes.';
-COMMENT ON COLUMN efa.notices.first_run IS 'The run that first stored the notice.';
-COMMENT ON COLUMN efa.notices.changed_run IS 'The last run that changed the notice''s content.';
-COMMENT ON COLUMN efa.notices.ended_at IS 'When a complete AddInfo sweep no longer returned the notice; NULL while it is published.';
 
 -- sharing
-COMMENT ON TABLE efa.sharing_providers IS 'Bike, car and scooter sharing providers from OpArea answers (providers[]).';
-COMMENT ON COLUMN efa.sharing_providers.provider_id IS 'OpArea providers[].id.';
-COMMENT ON COLUMN efa.sharing_providers.name IS 'OpArea providers[].name.';
-COMMENT ON COLUMN efa.sharing_providers.vehicle_type IS 'OpArea providers[].vehicleType, e.g. BIKE, CAR; NULL when empty.';
-COMMENT ON COLUMN efa.sharing_providers.attrs IS 'Every other field of the provider as received (JSON), areas excepted (efa.operating_areas).';
-COMMENT ON COLUMN efa.sharing_providers.content_hash IS 'SHA-1 of the normalised row; changed_run moves only when it changes.';
-COMMENT ON COLUMN efa.sharing_providers.first_run IS 'The run that first stored the provider.';
-COMMENT ON COLUMN efa.sharing_providers.changed_run IS 'The last run that changed the provider''s content.';
-COMMENT ON COLUMN efa.sharing_providers.deleted_at IS 'When a complete OpArea sweep no longer returned the provider; NULL while it exists.';
-
-COMMENT ON TABLE efa.operating_areas IS 'Operating areas of sharing providers from OpArea answers (providers[].areas[], geometry with operatingZoneGeometry=1). area_key is the single-column key for QGIS/GDAL; (provider_id, area_id) is unique.';
-COMMENT ON COLUMN efa.operating_areas.area_key IS 'provider_id || ''/'' || area_id: single-column key for QGIS and GDAL.';
-COMMENT ON COLUMN efa.operating_areas.provider_id IS 'OpArea providers[].id of the owning provider (efa.sharing_providers).';
-COMMENT ON COLUMN efa.operating_areas.area_id IS 'OpArea providers[].areas[].id.';
-COMMENT ON COLUMN efa.operating_areas.name IS 'OpArea providers[].areas[].name.';
-COMMENT ON COLUMN efa.operating_areas.geom IS 'OpArea providers[].areas[].polygon: [lat, lon] points turned into lon/lat rings (closed where the answer left them open), made valid (ST_MakeValid) and kept as a MultiPolygon, EPSG:4326; NULL when the answer carried no geometry. An unrepairable polygon goes to efa.rejects.';
-COMMENT ON COLUMN efa.operating_areas.attrs IS 'Every other field of the area as received (JSON); ringsClosedByParser = true when a ring had to be closed.';
-COMMENT ON COLUMN efa.operating_areas.content_hash IS 'SHA-1 of the normalised row (geometry as received included); changed_run moves only when it changes.';
-COMMENT ON COLUMN efa.operating_areas.first_run IS 'The run that first stored the area.';
-COMMENT ON COLUMN efa.operating_areas.changed_run IS 'The last run that changed the area''s content.';
-COMMENT ON COLUMN efa.operating_areas.deleted_at IS 'When a complete OpArea sweep no longer returned the area; NULL while it exists.';
 
 -- rejects (run_seen and changes are views since sql/007: sql/views/)
 COMMENT ON TABLE efa.rejects IS 'Records of EFA answers that could not be normalised (missing fields, bad coordinates, unrepairable polygons), with the reason and the record as received: never silently dropped.';

@@ -5,6 +5,9 @@
 -- before its rows are COPYed, efa.drop_snapshot_partitions drops whole days past the retention.
 -- PostgreSQL requires the partition key in every unique constraint, so their primary keys are
 -- composite (taken_at first); `fid` is an identity unique in practice, the key QGIS can take.
+--
+-- The comments on the relations' own tables (efa.pins … efa.parking_snapshots) are generated from
+-- their declarations in src/relations/ and applied with the definitions (issue 31).
 
 CREATE TABLE efa.snapshots (
   run_id        bigint NOT NULL REFERENCES efa.runs (run_id) ON DELETE CASCADE,
@@ -111,36 +114,6 @@ COMMENT ON COLUMN efa.snapshot_tiles.objects IS 'Objects in the answer, of every
 COMMENT ON COLUMN efa.snapshot_tiles.stored IS 'Rows this tile contributed (vehicles or parking objects it owns).';
 COMMENT ON COLUMN efa.snapshot_tiles.attempts IS 'HTTP attempts of the request.';
 COMMENT ON COLUMN efa.snapshot_tiles.error IS 'Why the tile failed.';
-
-COMMENT ON TABLE efa.vehicle_snapshots IS 'Sharing vehicles over time: one row per vehicle per snapshot (sweeps.vehicles), appended with one COPY per snapshot, partitioned by UTC day, old days dropped whole (snapshots.retentionDays). Read with efa.snapshots: only a complete snapshot says where there were no vehicles.';
-COMMENT ON COLUMN efa.vehicle_snapshots.fid IS 'Integer key for GIS tools (unique in practice; PostgreSQL allows no unique constraint without the partition key).';
-COMMENT ON COLUMN efa.vehicle_snapshots.taken_at IS 'The snapshot time (efa.snapshots.taken_at; the partition key).';
-COMMENT ON COLUMN efa.vehicle_snapshots.run_id IS 'The snapshot run.';
-COMMENT ON COLUMN efa.vehicle_snapshots.source IS 'The deployment.';
-COMMENT ON COLUMN efa.vehicle_snapshots.vehicle_key IS 'The vehicle''s id as sent (its SharingRefId <ID>:<OperatorID>:<OpAreaID> where the answer has that form).';
-COMMENT ON COLUMN efa.vehicle_snapshots.provider_id IS 'The operator (provider) id: the answer''s operator field, else the SharingRefId''s second part.';
-COMMENT ON COLUMN efa.vehicle_snapshots.area_id IS 'The operating-area id: the answer''s field, else the SharingRefId''s third part.';
-COMMENT ON COLUMN efa.vehicle_snapshots.kind IS 'Vehicle kind as in vehSF (CAR, BIKE, MINIVEHICLE, TAXI, …).';
-COMMENT ON COLUMN efa.vehicle_snapshots.engine IS 'Engine type as in vehEngineType (COMBUSTION, ELECTRIC, HYBRID).';
-COMMENT ON COLUMN efa.vehicle_snapshots.location_type IS 'Location type as in vehLocType (CLASSIC, FREEFLOATER, STATION, POSITION).';
-COMMENT ON COLUMN efa.vehicle_snapshots.charge_percent IS 'Battery charge in per cent, where the answer (or the vehicle-detail mode) says.';
-COMMENT ON COLUMN efa.vehicle_snapshots.fuel_percent IS 'Fuel level in per cent, where the answer (or the vehicle-detail mode) says.';
-COMMENT ON COLUMN efa.vehicle_snapshots.available IS 'Whether the vehicle can be rented, from the answer or the vehicle-detail mode (vehAvail); null when neither says. Views count a vehicle as available unless this is false.';
-COMMENT ON COLUMN efa.vehicle_snapshots.detailed IS 'The vehicle-detail mode was asked for this vehicle in this snapshot (within the detail budget).';
-COMMENT ON COLUMN efa.vehicle_snapshots.geom IS 'Position (Point, EPSG:4326).';
-
-COMMENT ON TABLE efa.parking_snapshots IS 'Parking occupancy over time: one row per parking object per snapshot (sweeps.parking, parkObjInfoRealtime), appended with one COPY per snapshot, partitioned by UTC day, old days dropped whole.';
-COMMENT ON COLUMN efa.parking_snapshots.fid IS 'Integer key for GIS tools (unique in practice; PostgreSQL allows no unique constraint without the partition key).';
-COMMENT ON COLUMN efa.parking_snapshots.taken_at IS 'The snapshot time (the partition key).';
-COMMENT ON COLUMN efa.parking_snapshots.run_id IS 'The snapshot run.';
-COMMENT ON COLUMN efa.parking_snapshots.source IS 'The deployment.';
-COMMENT ON COLUMN efa.parking_snapshots.parking_key IS 'The parking object''s id as sent (the kind and a hash of name and place where it has none, as efa.pins.pin_key).';
-COMMENT ON COLUMN efa.parking_snapshots.name IS 'Display name.';
-COMMENT ON COLUMN efa.parking_snapshots.kind IS 'parkingObjectType bit (1 multi-storey, 2 car park, 4 single space, 8 zone, 32 charging points).';
-COMMENT ON COLUMN efa.parking_snapshots.capacity IS 'Places in total.';
-COMMENT ON COLUMN efa.parking_snapshots.free IS 'Free places now (real-time occupancy); null when the answer had none for this object.';
-COMMENT ON COLUMN efa.parking_snapshots.occupied IS 'Occupied places now, where the answer says.';
-COMMENT ON COLUMN efa.parking_snapshots.geom IS 'Position (Point, EPSG:4326).';
 
 -- Sharing vehicles are no longer stored as pins (src/entities/pins.ts SHARING_VEHICLE_TYPES): those
 -- stored before are retired here, once, so the next night does not read them as mass deletions.

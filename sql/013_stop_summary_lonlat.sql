@@ -6,8 +6,9 @@
 -- comments, and filled (as REFRESH would), so its rows are there at once.
 -- The views and functions themselves are definitions now, one file each (sql/views, sql/functions),
 -- applied after the numbered migrations (src/db/definitions.ts).
+--
+-- The comments on the relations' own tables (efa.pins … efa.parking_snapshots) are generated from
+-- their declarations in src/relations/ and applied with the definitions (issue 31).
 
 DROP MATERIALIZED VIEW IF EXISTS efa.stop_summary;
 
-COMMENT ON TABLE efa.operating_areas IS 'Operating areas of sharing providers from OpArea answers (providers[].areas[], or rapidJSON operatingAreas[]; geometry with operatingZoneGeometry=1). fid is the integer key for QGIS and GDAL; (source, area_key) and (source, provider_id, area_id) are unique.';
-COMMENT ON COLUMN efa.operating_areas.area_key IS 'provider_id || ''/'' || area_id: the area''s text key within its source (efa.changes and efa.run_seen name it). GDAL and QGIS use fid, the integer key.';

@@ -10,6 +10,9 @@
 -- the key: one snapshot is one run, and two jobs of one source may see one vehicle at one instant.
 -- Rows stored before keep working: they were unique by (taken_at, source, vehicle_key), so they are
 -- by the new key too, and their provider_id is the one they were stored with.
+--
+-- The comments on the relations' own tables (efa.pins … efa.parking_snapshots) are generated from
+-- their declarations in src/relations/ and applied with the definitions (issue 31).
 ALTER TABLE efa.vehicle_snapshots DROP CONSTRAINT vehicle_snapshots_pkey;
 ALTER TABLE efa.vehicle_snapshots ADD CONSTRAINT vehicle_snapshots_pkey PRIMARY KEY (taken_at, fid);
 ALTER TABLE efa.vehicle_snapshots ADD CONSTRAINT vehicle_snapshots_vehicle_key
@@ -21,10 +24,3 @@ CREATE INDEX vehicle_snapshots_key_idx ON efa.vehicle_snapshots (source, provide
 ALTER TABLE efa.parking_snapshots DROP CONSTRAINT parking_snapshots_pkey;
 ALTER TABLE efa.parking_snapshots ADD CONSTRAINT parking_snapshots_pkey PRIMARY KEY (taken_at, run_id, parking_key);
 
-COMMENT ON COLUMN efa.vehicle_snapshots.fid IS 'Integer key for GIS tools; with taken_at the primary key (PostgreSQL allows no unique constraint without the partition key).';
-COMMENT ON COLUMN efa.vehicle_snapshots.vehicle_key IS 'The vehicle''s id as sent (its SharingRefId <ID>:<OperatorID>:<OpAreaID> where the answer has that form). Unique per snapshot with provider_id: providers number their vehicles themselves.';
-COMMENT ON COLUMN efa.vehicle_snapshots.provider_id IS 'The operator (provider) id: the answer''s provider field, else the SharingRefId''s second part; NULL where the answer names none. With vehicle_key, the vehicle''s identity.';
-
-COMMENT ON COLUMN efa.parking_snapshots.free IS 'Free places (real-time occupancy), a count in [0, capacity]; NULL when the answer had none, or had one that is impossible or text where the dialect sends numbers (the figure as sent and why are in efa.rejects of the run).';
-COMMENT ON COLUMN efa.parking_snapshots.occupied IS 'Occupied places, where the answer says, a count in [0, capacity]; NULL as for free.';
-COMMENT ON COLUMN efa.parking_snapshots.capacity IS 'Places in total, a count of 0 or more; NULL when the answer had none or an impossible one (see efa.rejects).';

@@ -5,11 +5,12 @@
 -- itdDate/itdTime) are the deployment's wall clock. Until now they were NULL (no instant). A run now
 -- reads them in a time zone (the job's timeZone, else the zone of its region's centre) and records
 -- it in efa.runs.time_zone, so SQL can read the text of an answer the same way.
+--
+-- The comments on the relations' own tables (efa.pins … efa.parking_snapshots) are generated from
+-- their declarations in src/relations/ and applied with the definitions (issue 31).
 
 ALTER TABLE efa.runs ADD COLUMN time_zone text;
 COMMENT ON COLUMN efa.runs.time_zone IS 'The IANA time zone the run read times written without an offset in (parking measuredAt, legacy itdDate/itdTime): the job''s timeZone, else the zone at the centre of its region. NULL for runs before schema version 22.';
-
-COMMENT ON COLUMN efa.parking_snapshots.measured_at IS 'When the figure was measured (rapidJSON parkingDataSet.measuredAt): with its offset as written, or without one as wall time in the run''s time zone (efa.runs.time_zone). NULL when the answer gives no time (taken_at is when it was read).';
 
 -- The day partitions move to a schema of their own. GIS tools list every table of every schema they
 -- may read: 270 partitions at the default retention buried the analyst's layers. Queries name the
