@@ -9,6 +9,7 @@ import { streamRelations } from './stream.js';
 import { prepareTarget, resolveOutTarget } from './target.js';
 import { checkedWhere } from './where.js';
 import { EXPORT_FORMATS, FORMAT_EXTENSIONS, type ExportFormat, type WriterModule } from './writer.js';
+import { failpoint } from '../util/failpoint.js';
 
 export { describeRelation, listRelations, type ExportRelation } from './relation.js';
 export { EXPORT_FORMATS, type ExportFormat } from './writer.js';
@@ -192,6 +193,7 @@ export async function exportRelations(db: Db, opts: ExportOptions): Promise<Expo
           onCount: (count: number) => writer.layers[i]?.begin(count),
           onBatch: async (batch) => {
             await writer.layers[i]?.write(batch);
+            failpoint('export-batch');
           },
         })),
         { ...(opts.batchSize ? { batchSize: opts.batchSize } : {}), filter: { bbox: opts.bbox }, onWarning: warn },

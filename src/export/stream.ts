@@ -213,6 +213,10 @@ export async function streamRelations(
         }
         await part.onBatch(fetched.rows.map((r) => toRow(rel, r)));
         if (fetched.rows.length < batchSize) break;
+        // PGlite answers in this thread through promises alone: without a turn of the event loop
+        // between batches, a signal handler (removing the temporary file, exiting 130/143) and every
+        // timer would wait for the last row of the export.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
       await sql`CLOSE efa_export`.execute(tx.kysely);
       for (const [i, n] of infinite) {

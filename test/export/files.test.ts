@@ -115,7 +115,9 @@ describe('efa-sync export: files written', { timeout: 300_000 }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal} during an export removes the temporary file and exits ${signal === 'SIGTERM' ? 143 : 130}`, async () => {
       const out = join(dir, `slow-${signal}.csv`);
-      const child = spawnBuiltCli(['export', '--db', target.url, '--relation', 'op_slow', '--out', out, '--batch-size', '10']);
+      // 400 batches, each followed by 50 ms at the export-batch failpoint: the export writes for 20 s
+      // whatever the database buffers (PGlite reads a cursor whole), and the signal lands mid-way.
+      const child = spawnBuiltCli(['export', '--db', target.url, '--relation', 'op_slow', '--out', out, '--batch-size', '10'], { EFA_SYNC_FAILPOINT: 'export-batch:50ms' });
       child.stdin.end();
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

