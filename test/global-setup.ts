@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { migrate } from '../src/db/migrate.js';
 import { CACHE_DIR_ENV } from '../src/db/pglite-cache.js';
 import { openDb } from '../src/db/open.js';
+import { ensureFreshBuild } from './helpers/fresh-build.js';
 import { createRunRoot, sweepStaleTemp } from './helpers/temp-root.js';
 
 /**
@@ -43,6 +44,7 @@ async function dockerPostgis(): Promise<{ url: string; stop: () => Promise<void>
  * left is swept first (test/helpers/temp-root.ts).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  ensureFreshBuild();
   const parent = tmpdir();
   await sweepStaleTemp(parent);
   const root = await createRunRoot(parent);

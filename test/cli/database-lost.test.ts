@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDbUrl, dbKind, type TestDbUrl } from '../helpers/db.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -69,7 +70,7 @@ describe.skipIf(dbKind() !== 'postgres')('losing the database in the middle of a
     viaRelay.host = `127.0.0.1:${relay.port}`;
     viaRelay.password = 'hunter2';
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', file, '--db', viaRelay.toString(), '--log-format', 'json'], {
+    const child = spawn(process.execPath, [builtCli, 'run', file, '--db', viaRelay.toString(), '--log-format', 'json'], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: undefined, EFA_DEBUG: undefined },
       stdio: ['ignore', 'pipe', 'pipe'],

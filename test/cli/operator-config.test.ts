@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/run/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -190,7 +191,7 @@ describe('errors the way a scheduler and a person read them', () => {
 
   it.skipIf(!existsSync('/usr/bin/script'))('--log-format json on a terminal: still one JSON line, not the terminal\'s pretty default', async () => {
     // util-linux `script` gives the command a pseudo-terminal, as an operator's shell would.
-    const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'run', await badJob(), '--db', 'pglite:memory', '--log-format', 'json']
+    const command = [process.execPath, builtCli, 'run', await badJob(), '--db', 'pglite:memory', '--log-format', 'json']
       .map((a) => `'${a}'`)
       .join(' ');
     const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {

@@ -14,6 +14,7 @@ import { startSimulator } from '../../src/sim/index.js';
 import { runJob } from '../../src/run/index.js';
 import { createLogger } from '../../src/util/log.js';
 import { inlineJob } from '../helpers/job.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 const run = promisify(execFile);
 const psqlPath = '/usr/bin/psql';
@@ -113,7 +114,7 @@ describe('efa-sync serve: the embedded database over the PostgreSQL protocol', (
   it.skipIf(!hasPsql)('as a command: prints the psql line and the QGIS connection; --write allows writes; Ctrl-C releases the database', async () => {
     await served?.stop();
     served = undefined;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--db', `pglite:${dataDir}`, '--port', '0', '--write'], {
+    const child = spawn(process.execPath, [builtCli, 'serve', '--db', `pglite:${dataDir}`, '--port', '0', '--write'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -146,7 +147,7 @@ describe('efa-sync serve: the embedded database over the PostgreSQL protocol', (
   }, 150_000);
 
   it('refuses a PostgreSQL URL: a server speaks the protocol already', async () => {
-    const r = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--db', 'postgres://u:secret@127.0.0.1:1/x'], { cwd: root }).then(
+    const r = await run(process.execPath, [builtCli, 'serve', '--db', 'postgres://u:secret@127.0.0.1:1/x'], { cwd: root }).then(
       () => ({ code: 0, stderr: '' }),
       (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, stderr: e.stderr ?? '' }),
     );

@@ -15,6 +15,7 @@ import { runCli, type CliResult } from '../helpers/cli.js';
 import { dbComparable } from '../helpers/compare.js';
 import { createTestDbUrl, dbKind, type TestDbUrl } from '../helpers/db.js';
 import { inlineJob } from '../helpers/job.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 /**
  * Issue 10, the lock-loss test: the backend holding a run's advisory lock is killed mid-run and a
@@ -63,7 +64,7 @@ function maxPerSecond(log: readonly RequestLogEntry[]): number {
 
 function startCli(args: readonly string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

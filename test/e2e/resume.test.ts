@@ -11,6 +11,7 @@ import type { RunSummary } from '../../src/run/index.js';
 import { runCli } from '../helpers/cli.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 const today = '2026-11-22';
 const region = [9.1, 48.72, 9.26, 48.82] as const;
@@ -37,7 +38,7 @@ function job(name: string, rps: number) {
  */
 function runAndKillDuring(args: string[], pattern: RegExp, delayMs: number): Promise<{ code: number | null; log: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     let armed = false;
     child.stderr.on('data', (d: Buffer) => {
@@ -131,7 +132,7 @@ describe('one run at a time, and partial runs delete nothing', () => {
     await writeFile(file, JSON.stringify(job('slow', 3)));
     const args = ['run', file, '--db', db.url, '--base-url', sim.url];
     // The first run announces its run id on stderr once it holds the lock; start the second then.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     const firstDone = new Promise<number | null>((resolve) => child.on('close', resolve));
     await new Promise<void>((resolve, reject) => {
       let seen = '';

@@ -9,13 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { generateWorld, haversineM, vehiclesAt } from '../../src/sim/index.js';
 import { c } from './helpers.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 type Json = Record<string, unknown>;
 
 /** Starts `efa-sync sim` with these arguments, hands its URL to `use`, then stops it with SIGTERM. */
 async function withSimCli(args: readonly string[], use: (url: string) => Promise<void>): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [builtCli, 'sim', '--port', '0', ...args], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
