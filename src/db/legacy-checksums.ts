@@ -2,7 +2,8 @@
  * sha256 of released migration files as they were before their view and function DDL moved to sql/views and
  * sql/functions (issue 31), and of 014 before its history functions, triggers and comments became
  * definitions generated from the relations' declarations (src/relations/), and of the files before their
- * comments on those relations' tables became generated too (the second of a pair): a warehouse that applied them
+ * comments on those relations' tables became generated too (the second of a pair), and of 014 and 026 before
+ * the history tables and their indexes became the table sync's (both now empty): a warehouse that applied them
  * records these, and the schema they made is the one the stripped files and the definitions make together.
  * Version -> earlier accepted checksums.
  */
@@ -18,12 +19,13 @@ export const LEGACY_CHECKSUMS: Readonly<Record<number, readonly string[]>> = {
   10: ['b59c82af95bf4102480cf284512687888053bbde586e7f3007090fc55ae251e4'], // 010_linear_ledger.sql
   11: ['46e4b6c4e8163659e6f9098949814941ace12e88b4d171df102fab5f67be82b8', '39786a0f7ea74d60d61586b6efadb4d217b5708e8c494d43337685e7a5fbcb7d'], // 011_parking_sources.sql
   13: ['7d4d45e5de23bbecdec2270ed61f1a7b477b2a9075af109b125fe8baa5273899', '2ef5a2ebab6ab397ba47c08a1232f1c060d00c605d8e979136a9e1e837ef04cb'], // 013_stop_summary_lonlat.sql
-  14: ['801380c0808fe34cde704006c0d92a64f5dec00cbb3de6175f99d96155e51d80'], // 014_history.sql
+  14: ['801380c0808fe34cde704006c0d92a64f5dec00cbb3de6175f99d96155e51d80', 'e7297478cd2b35f5379d1e8e3003bc31051c822287ba652d42dec93b002312b5'], // 014_history.sql
   16: ['c813b4cf57bd2a2e7f225df94f1fb5d23d4f0c81b9a645f480c7039928a97e81'], // 016_tile_vocabulary.sql
   17: ['22a06de6429160e68dbbf8308a4a3124dd39a912377b243d3e9476d45c78c4a2'], // 017_bulk_load.sql
   18: ['d6ed37066fe007ed3fb99a83da4a46d849dc3fe195b24e8a89395441786d1b9a'], // 018_tile_types.sql
   19: ['fdc40423c13e0f172db9a58c4df56104c31482f09979a28e8e04aedbbe3d643d', 'da63787c252bfb3c7501d3a7326e2562bd44492f00e9acc83917d49ebd63b2a1'], // 019_snapshot_keys.sql
   21: ['88b4878b7e1c37866f3be6aac050f665ec97f5b04172b7da5444d38de9407eff'], // 021_stopped_runs_line_count.sql
   22: ['fcbaae9ce78b5f3c4d2b9fe32c85e2ad7cdc95b4efacfb75e7f2dcf39a6ada04', 'c1546396581b6bea24cc35335164fd5ecdcdc5279def88c85e27323ad769a06c'], // 022_time_zone_partitions.sql
+  26: ['408c5bb985b270a6bad9c6eb024e9f177feee4ef302bab15c662546a86c46947'], // 026_lake_history_index.sql
   28: ['8673a1e3d123f05cfb4bbf12a562a4c26955fd699bd76671524902bdeffc8821'], // 028_snapshot_rollups.sql
 };

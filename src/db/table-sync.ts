@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { createHistoryTableSql, hasHistory, historyIndexes, versionedColumns } from '../relations/history-sql.js';
+import { createHistoryTableSql, hasHistory, historyIndexes, seedGoneVersionsSql, versionedColumns } from '../relations/history-sql.js';
 import { relationTables } from '../relations/definitions.js';
 import { addColumnSql, createIndexSql, createTableSql, type ColumnDefinition, type TableDefinition } from '../relations/table.js';
 import type { Db } from './connect.js';
@@ -102,7 +102,8 @@ function planRelationTables(tables: readonly TableDefinition[], catalog: Catalog
     const h = { schema: t.schema, name: `${t.name}_history` };
     const history = catalog.columns.get(h.name);
     if (!history) {
-      statements.push(createHistoryTableSql(t));
+      // An existing table's rows already gone get their last version with the new history table.
+      statements.push(createHistoryTableSql(t), ...(existing ? [seedGoneVersionsSql(t)] : []));
       continue;
     }
     // A version keeps every column nullable but the two it cannot lack (createHistoryTableSql).

@@ -68,6 +68,21 @@ const list = (t: HistoryTable, alias: string): string => versionedColumns(t).map
 const names = (t: HistoryTable): string => versionedColumns(t).map((c) => c.name).join(', ');
 const typed = (t: HistoryTable): string => versionedColumns(t).map((c) => `${c.name} ${c.type}`).join(', ');
 
+/**
+ * The versions a history table starts with when it is made for a table that already holds rows (an
+ * upgrade in place): every row already gone gets its last version, valid from its changed_run's
+ * start until it was marked gone. Live rows are the current versions and need none. Run in the
+ * transaction that creates the table (db/table-sync.ts), so the two commit together.
+ */
+export function seedGoneVersionsSql(t: HistoryTable): string {
+  const g = t.history.gone;
+  return `INSERT INTO ${qualifiedName(t)}_history (${names(t)}, valid, ended_by)
+SELECT ${list(t, 'x')},
+       tstzrange(f.started_at, greatest(f.started_at, x.${g}), '[)'), 'gone'
+FROM ${qualifiedName(t)} x JOIN efa.runs f ON f.run_id = x.changed_run
+WHERE x.${g} IS NOT NULL;`;
+}
+
 export const keepHistoryFunction = (t: TableDefinition): string => `${t.schema}.${t.name}_keep_history`;
 export const asOfFunction = (t: TableDefinition): string => `${t.schema}.${t.name}_as_of`;
 export const versionsFunction = (t: TableDefinition): string => `${t.schema}.${t.name}_versions`;
