@@ -1,5 +1,6 @@
 import { HISTORY_RELATIONS } from '../history/relations.js';
 import { ConfigError } from '../errors.js';
+import { snapshotRelations, type SnapshotKind } from '../relations/index.js';
 
 /**
  * What the lake holds: the two time series (one row per object per snapshot) and the superseded
@@ -16,13 +17,16 @@ export interface LakeRelation {
   /** The order rows are written in: the time first, so row groups carry narrow time statistics. */
   readonly orderSql: string;
   /** For a series: the kind efa.snapshots records its snapshots under (the partitions to look at). */
-  readonly snapshotKind?: 'vehicles' | 'parking';
+  readonly snapshotKind?: SnapshotKind;
 }
 
-const SERIES: readonly LakeRelation[] = [
-  { name: 'vehicle_snapshots', family: 'series', timeSql: 't.taken_at', orderSql: 't.taken_at, t.vehicle_key', snapshotKind: 'vehicles' },
-  { name: 'parking_snapshots', family: 'series', timeSql: 't.taken_at', orderSql: 't.taken_at, t.parking_key', snapshotKind: 'parking' },
-];
+const SERIES: readonly LakeRelation[] = snapshotRelations.map((r) => ({
+  name: r.table.name,
+  family: 'series' as const,
+  timeSql: 't.taken_at',
+  orderSql: `t.taken_at, t.${r.key}`,
+  snapshotKind: r.kind,
+}));
 
 const HISTORY: readonly LakeRelation[] = HISTORY_RELATIONS.map((r) => ({
   name: `${r}_history`,

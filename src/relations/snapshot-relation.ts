@@ -24,6 +24,8 @@ export interface SnapshotColumn<Row> {
 
 export interface SnapshotRelation<Row> {
   readonly kind: SnapshotKind;
+  /** The object's key column within a snapshot (with the time, the order the lake writes rows in). */
+  readonly key: string;
   /** Partitioned by UTC day of taken_at; `fid` is the table's identity and never copied. */
   readonly table: TableDefinition;
   readonly columns: readonly SnapshotColumn<Row>[];

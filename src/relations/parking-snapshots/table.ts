@@ -60,6 +60,7 @@ export const parkingSnapshotsTable: TableDefinition = {
 
 export const parkingSnapshots: SnapshotRelation<ParkingRow> = {
   kind: 'parking',
+  key: 'parking_key',
   table: parkingSnapshotsTable,
   columns: [
     { name: 'parking_key', value: (p) => p.parkingKey },

@@ -63,6 +63,7 @@ export const vehicleSnapshotsTable: TableDefinition = {
 
 export const vehicleSnapshots: SnapshotRelation<VehicleRow> = {
   kind: 'vehicles',
+  key: 'vehicle_key',
   table: vehicleSnapshotsTable,
   columns: [
     { name: 'vehicle_key', value: (v) => v.vehicleKey },
