@@ -16,3 +16,28 @@ export function pointEwkbHex(lon: number, lat: number, srid = 4326): string {
   // One native hex encoding: half the time of 25 table look-ups and concatenations per point.
   return buffer.toString('hex');
 }
+
+/**
+ * Appends the points of a WKB Point or MultiPoint (ST_AsBinary: no SRID, either byte order) to
+ * `push`: a page of known pins read as one value instead of a row object per pin. Anything else is
+ * refused: the caller asked for points.
+ */
+export function readWkbPoints(wkb: Uint8Array, push: (lon: number, lat: number) => void): void {
+  const view = new DataView(wkb.buffer, wkb.byteOffset, wkb.byteLength);
+  const point = (at: number): number => {
+    const little = view.getUint8(at) === 1;
+    if (view.getUint32(at + 1, little) !== 1) throw new Error(`WKB: a point expected at byte ${at}`);
+    push(view.getFloat64(at + 5, little), view.getFloat64(at + 13, little));
+    return at + 21;
+  };
+  const little = view.getUint8(0) === 1;
+  const type = view.getUint32(1, little);
+  if (type === 1) {
+    point(0);
+    return;
+  }
+  if (type !== 4) throw new Error(`WKB: a Point or MultiPoint expected, got type ${type}`);
+  const n = view.getUint32(5, little);
+  let at = 9;
+  for (let i = 0; i < n; i++) at = point(at);
+}

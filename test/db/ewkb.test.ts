@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pointEwkbHex } from '../../src/db/ewkb.js';
+import { pointEwkbHex, readWkbPoints } from '../../src/db/ewkb.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 
 describe('hex EWKB points', () => {
@@ -20,5 +20,23 @@ describe('hex EWKB points', () => {
       expect(pointEwkbHex(lon, lat)).toBe(r.rows[0]?.hex);
       expect([r.rows[0]?.x, r.rows[0]?.y, r.rows[0]?.srid]).toEqual([lon, lat, 4326]);
     }
+  });
+
+  it('reads the points of the MultiPoint and Point WKB PostGIS writes, in either byte order; refuses other types', async () => {
+    const read = (wkb: Uint8Array): number[] => {
+      const out: number[] = [];
+      readWkbPoints(wkb, (x, y) => out.push(x, y));
+      return out;
+    };
+    const r = await sql<{ multi: Uint8Array; xdr: Uint8Array; one: Uint8Array; line: Uint8Array }>`
+      SELECT ST_AsBinary(ST_Collect(ARRAY[ST_MakePoint(9.1815123, 48.7838456), ST_MakePoint(-0.0000001, 0), ST_MakePoint(179.9999999, -89.9999999)])) AS multi,
+             ST_AsBinary(ST_Collect(ARRAY[ST_MakePoint(1.5, 2.5), ST_MakePoint(3, 4)]), 'XDR') AS xdr,
+             ST_AsBinary(ST_MakePoint(8.4, 49)) AS one,
+             ST_AsBinary('LINESTRING(0 0, 1 1)'::geometry) AS line`.execute(t.db.kysely);
+    const row = r.rows[0]!;
+    expect(read(new Uint8Array(row.multi))).toEqual([9.1815123, 48.7838456, -0.0000001, 0, 179.9999999, -89.9999999]);
+    expect(read(new Uint8Array(row.xdr))).toEqual([1.5, 2.5, 3, 4]);
+    expect(read(new Uint8Array(row.one))).toEqual([8.4, 49]);
+    expect(() => read(new Uint8Array(row.line))).toThrow(/Point or MultiPoint expected, got type 2/);
   });
 });
