@@ -3,7 +3,7 @@ import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
 import { stripNul } from '../relations/hash.js';
 import {
-  parkingSnapshots, snapshotCopyColumns, snapshotCopyValues, snapshotRelationOf, vehicleSnapshots,
+  parkingSnapshots, qualifiedName, snapshotCopyColumns, snapshotCopyValues, snapshotRelationOf, vehicleSnapshots,
   type ParkingRow, type SnapshotKind, type SnapshotRelation, type VehicleRow,
 } from '../relations/index.js';
 import type { Database } from './tables.js';
@@ -158,8 +158,7 @@ async function writeSnapshot<Row>(tx: Tx, ref: SnapshotRef, relation: SnapshotRe
   await writeRejects(tx, ref, snapshot.rejects ?? []);
   if (snapshot.rows.length > 0) {
     const shared = [ref.takenAt.toISOString(), ref.runId, ref.source];
-    const table = `${relation.table.schema}.${relation.table.name}`;
-    await tx.copyIn(table, snapshotCopyColumns(relation as SnapshotRelation<never>), copyText(snapshot.rows, (row) => snapshotCopyValues(relation, shared, row)));
+    await tx.copyIn(qualifiedName(relation.table), snapshotCopyColumns(relation), copyText(snapshot.rows, (row) => snapshotCopyValues(relation, shared, row)));
   }
   await rollUp(tx, ref, relation.kind);
 }
@@ -203,8 +202,7 @@ export async function previousSnapshot(db: Kysely<Database>, jobName: string, ki
     ORDER BY taken_at DESC LIMIT 1`.execute(db);
   const snap = last.rows[0];
   if (!snap) return undefined;
-  const { table: t } = snapshotRelationOf[kind];
-  const table = sql.raw(`${t.schema}.${t.name}`);
+  const table = sql.raw(qualifiedName(snapshotRelationOf[kind].table));
   // taken_at first: the planner reads one partition.
   const rows = await sql<{ x: number; y: number }>`
     SELECT ST_X(geom) AS x, ST_Y(geom) AS y FROM ${table}

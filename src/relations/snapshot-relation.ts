@@ -35,7 +35,7 @@ export interface SnapshotRelation<Row> {
 export const objectKey = (pin: Pin): string => pin.id ?? pinKey(pin);
 
 /** The COPY column list of a snapshot relation. */
-export function snapshotCopyColumns(r: SnapshotRelation<never>): string[] {
+export function snapshotCopyColumns<Row>(r: SnapshotRelation<Row>): string[] {
   return [...SNAPSHOT_COLUMNS, ...r.columns.map((c) => c.name)];
 }
 
