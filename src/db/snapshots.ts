@@ -92,6 +92,7 @@ export async function dropSnapshotPartitions(db: Db, keepFrom: Date): Promise<st
     return await db.transaction(async (tx) => {
       await sql`SET LOCAL lock_timeout = '1s'`.execute(tx.kysely);
       const r = await sql<{ part: string }>`SELECT efa.drop_snapshot_partitions(${utcDay(keepFrom)}::date) AS part`.execute(tx.kysely);
+      // A scan of efa.vehicle_latest, once a day: an index on taken_at would make every snapshot's update of it costlier (sql/030).
       if (r.rows.length > 0) await sql`DELETE FROM efa.vehicle_latest WHERE taken_at < ${utcDay(keepFrom)}::date::timestamp AT TIME ZONE 'UTC'`.execute(tx.kysely);
       return r.rows.map((x) => x.part);
     });
