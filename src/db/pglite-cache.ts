@@ -12,14 +12,16 @@ export const CACHE_DIR_ENV = 'EFA_SYNC_CACHE_DIR';
  * temporary directory. Undefined when nothing can be written: the caller then does without.
  */
 export async function pgliteCacheDir(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const given = env[CACHE_DIR_ENV];
-  const candidates = given
-    ? [given]
-    : [join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'efa-sync'), join(tmpdir(), `efa-sync-cache-${userName()}`)];
-  for (const dir of candidates) {
+  for (const dir of cacheDirCandidates(env)) {
     if (await mkdir(dir, { recursive: true }).then(() => true, () => false)) return dir;
   }
   return undefined;
+}
+
+/** The cache folders efa-sync tries, in order (src/cli/main.ts keeps the CLI's compile cache in the first). */
+export function cacheDirCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+  const given = env[CACHE_DIR_ENV];
+  return given ? [given] : [join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'efa-sync'), join(tmpdir(), `efa-sync-cache-${userName()}`)];
 }
 
 function userName(): string {

@@ -24,11 +24,11 @@ import { headingAnchors, inlineCode, linkTargets, readDocs, splitFences, tableRo
  * The docs name files, commands and options; each of them must exist, so a rename or a deleted file
  * shows here instead of in a reader's failed copy-paste (the README once named `sweep/trust.ts` long
  * after it was gone). No database and no process: the CLI is the commander program itself, built
- * in memory from the same register functions src/cli/main.ts calls.
+ * in memory from the same register functions src/cli/program.ts calls.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The program as src/cli/main.ts builds it (a command added there and not here fails the docs that name it). */
+/** The program as src/cli/program.ts builds it (a command added there and not here fails the docs that name it). */
 function buildProgram(): Command {
   const program = new Command('efa-sync');
   for (const register of [registerRun, registerPlan, registerMigrate, registerRuns, registerSim, registerLookup, registerReport, registerGrantReader, registerServe, registerDoctor, registerExport, registerDemo, registerHistory]) register(program);
