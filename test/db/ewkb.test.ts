@@ -39,4 +39,23 @@ describe('hex EWKB points', () => {
     expect(read(new Uint8Array(row.one))).toEqual([8.4, 49]);
     expect(() => read(new Uint8Array(row.line))).toThrow(/Point or MultiPoint expected, got type 2/);
   });
+
+  it('reads EWKB points laid end to end (string_agg of geom::bytea, SRIDs and all), and refuses Z, M and a cut value', async () => {
+    const read = (wkb: Uint8Array): number[] => {
+      const out: number[] = [];
+      readWkbPoints(wkb, (x, y) => out.push(x, y));
+      return out;
+    };
+    const r = await sql<{ run: Uint8Array; z: Uint8Array }>`
+      SELECT string_agg(g::bytea, ''::bytea ORDER BY n) AS run,
+             ST_AsEWKB(ST_SetSRID(ST_MakePoint(1, 2, 3), 4326)) AS z
+      FROM (VALUES (1, ST_SetSRID(ST_MakePoint(9.1815123, 48.7838456), 4326)), (2, ST_SetSRID(ST_MakePoint(-0.0000001, 0), 4326)),
+                   (3, ST_SetSRID(ST_MakePoint(179.9999999, -89.9999999), 4326))) AS v(n, g)`.execute(t.db.kysely);
+    const row = r.rows[0]!;
+    const run = new Uint8Array(row.run);
+    expect(run.byteLength).toBe(3 * 25);
+    expect(read(run)).toEqual([9.1815123, 48.7838456, -0.0000001, 0, 179.9999999, -89.9999999]);
+    expect(() => read(new Uint8Array(row.z))).toThrow(/2D points expected/);
+    expect(() => read(run.subarray(0, 60))).toThrow(/cut short at byte 50/);
+  });
 });
