@@ -19,7 +19,10 @@ describe('knownPinPoints', () => {
         ('s', 'PARKING:4', 'PARKING', '4', 'car park', 'SRID=4326;POINT(9.21 48.81)', 'a', 1, 1, NULL),
         ('s', 'STOP:5', 'STOP', '5', 'outside', 'SRID=4326;POINT(9.4 48.8)', 'a', 1, 1, NULL),
         ('s', 'STOP:6', 'STOP', '6', 'gone', 'SRID=4326;POINT(9.15 48.75)', 'a', 1, 1, now()),
-        ('other', 'STOP:7', 'STOP', '7', 'another source', 'SRID=4326;POINT(9.16 48.76)', 'a', 1, 1, NULL);`);
+        ('other', 'STOP:7', 'STOP', '7', 'another source', 'SRID=4326;POINT(9.16 48.76)', 'a', 1, 1, NULL);
+      -- Two fids apart by more than one read's range (250,000): the pins are read range by range.
+      INSERT INTO efa.pins (fid, source, pin_key, type, id, name, geom, content_hash, first_run, changed_run) OVERRIDING SYSTEM VALUE VALUES
+        (600000, 's', 'STOP:8', 'STOP', '8', 'a later read', 'SRID=4326;POINT(9.11 48.71)', 'a', 1, 1);`);
   }, 120_000);
   afterAll(async () => t?.dispose());
 
@@ -32,9 +35,9 @@ describe('knownPinPoints', () => {
 
   it('reads the live pins of the source and the types inside the envelope, the edge included, as stored', async () => {
     const stops = await knownPinPoints(t.db.kysely, 's', { types: ['STOP'], maxPerRequest: 1000, minTileSizeDeg: 0.002 }, region);
-    expect(pairs(stops)).toEqual([[9.1815123, 48.7838456], [9.3, 48.85]]);
+    expect(pairs(stops)).toEqual([[9.11, 48.71], [9.1815123, 48.7838456], [9.3, 48.85]]);
     const both = await knownPinPoints(t.db.kysely, 's', { types: ['STOP', 'POI_POINT'], maxPerRequest: 1000, minTileSizeDeg: 0.002 }, region);
-    expect(pairs(both)).toEqual([[9.1815123, 48.7838456], [9.2, 48.8], [9.3, 48.85]]);
+    expect(pairs(both)).toEqual([[9.11, 48.71], [9.1815123, 48.7838456], [9.2, 48.8], [9.3, 48.85]]);
   });
 
   it('reads nothing for a source without pins', async () => {
