@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The command's entry: V8's compile cache first, then the program (program.ts). Without it every
- * start compiled the CLI's few hundred modules from source, ~0.15 s of the ~0.6 s before a command
+ * start compiled the CLI's few hundred modules from source, ~0.1 s of the ~0.6 s before a command
  * does anything, on every night and every snapshot; with it (Node >= 22.1, module.enableCompileCache)
  * later starts read them compiled. It is kept in efa-sync's cache folder (EFA_SYNC_CACHE_DIR, else
  * XDG_CACHE_HOME/efa-sync, else ~/.cache/efa-sync), keyed by Node's version and each file's content;
