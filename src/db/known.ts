@@ -17,10 +17,10 @@ const FIDS_PER_READ = 250_000;
  * the region's envelope, as lon,lat pairs: what night two plans its tiles from. They come as one
  * value per 250,000 fids, each pin's EWKB (`geom::bytea`, 25 bytes) laid end to end by string_agg
  * and sent as base64, not as a row per pin. At 200,000 pins on PGlite the rows' decoding and the
- * pin_key order of the pages this read before were 1.4 of its 1.9 s; PGlite decodes a bytea's hex in JavaScript a
- * character at a time (~0.45 s), where Buffer decodes base64 natively; and ST_Collect, ST_AsBinary
- * and an `&&` on the envelope were four more PostGIS functions for the first query of the process to
- * look up and run (first query 0.54-0.76 -> 0.29-0.33 s; PostgreSQL 220 -> 85 ms). The envelope is
+ * pin_key order of the pages this read before were 1.4 of its 1.9 s; PGlite decodes a bytea's hex
+ * in JavaScript a character at a time (~0.45 s), where Buffer decodes base64 natively; and ST_Collect,
+ * ST_AsBinary, ST_MakeEnvelope and `&&` were four more PostGIS functions for the first query of the
+ * process to look up and run (first query 0.54-0.76 -> 0.29-0.33 s; PostgreSQL 220 -> 85 ms). The envelope is
  * applied here instead, to the same doubles. The tiles planned from the points do not depend on their
  * order. Only the source's own pins count: another deployment's objects say nothing about where this
  * one's are.
