@@ -91,7 +91,8 @@ async function selectDatabase(project: TestProject): Promise<() => Promise<void>
     return async () => (await template.drop(), await docker.stop());
   }
   const { PGlite } = await import('@electric-sql/pglite');
-  const { postgis } = await import('@electric-sql/pglite-postgis');
+  const { postgisForPglite } = await import('../src/db/pglite-postgis.js');
+  const postgis = await postgisForPglite();
   const templateDir = await mkdtemp(join(tmpdir(), 'efa-sync-pglite-template-'));
   const migratedTemplateDir = await mkdtemp(join(tmpdir(), 'efa-sync-pglite-template-'));
   const removeTemplates = async (): Promise<void> => {

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { postgis } from '@electric-sql/pglite-postgis';
+import { pgliteStartParams } from '../db/pglite.js';
+import { postgisForPglite } from '../db/pglite-postgis.js';
 import { identifier, literal } from './protocol.js';
 import { enterServeRole } from './role.js';
 
@@ -33,7 +34,7 @@ const { dataDir, write } = workerData as EngineWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('engine-worker runs as a worker thread');
 
-const db = await PGlite.create({ dataDir, extensions: { postgis } });
+const db = await PGlite.create({ dataDir, extensions: { postgis: await postgisForPglite() }, startParams: pgliteStartParams(PGlite.defaultStartParams) });
 await enterServeRole(db, write);
 if (!write) await db.exec('SET default_transaction_read_only = on');
 
