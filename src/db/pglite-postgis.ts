@@ -121,7 +121,7 @@ async function leanBundle(): Promise<string | undefined> {
 }
 
 /** What of Emscripten's module the files are written through (PGlite 0.5's build). */
-interface EmscriptenFs {
+export interface EmscriptenFs {
   readonly WASM_PREFIX?: string;
   readonly FS: {
     analyzePath(path: string): { exists: boolean };
@@ -137,7 +137,7 @@ interface EmscriptenFs {
  * library is preloaded (compiled and linked before PostgreSQL starts, its file written too), and
  * where it cannot be, written as a file for dlopen to load when first called.
  */
-function writeBundle(mod: EmscriptenFs, entries: readonly TarEntry[]): void {
+export function writeBundle(mod: EmscriptenFs, entries: readonly TarEntry[]): void {
   const prefix = mod.WASM_PREFIX ?? '/pglite';
   for (const entry of entries) {
     if (entry.type !== '0' && entry.type !== '') continue;

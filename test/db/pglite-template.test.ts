@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDb, readMigrations } from '../../src/db/index.js';
 import { CACHE_DIR_ENV } from '../../src/db/pglite-cache.js';
-import { filterTar, unusedByEfaSync } from '../../src/db/pglite-postgis.js';
+import { filterTar, tarEntries, unusedByEfaSync, writeBundle, type EmscriptenFs } from '../../src/db/pglite-postgis.js';
 import { seedFromTemplate, TEMPLATE_ENV, templateKey } from '../../src/db/pglite-template.js';
 import { dbKind } from '../helpers/db.js';
 
@@ -33,6 +33,72 @@ describe('the lean PostGIS bundle', () => {
     expect(all.filter((n) => !unusedByEfaSync(n))).toEqual(lean);
     // 90 MB unpacked: a loaded machine takes a while to gunzip it.
   }, 180_000);
+});
+
+/** A tar of `files` (ustar; a name over 100 bytes gets a GNU long-name entry before it). */
+function tarOf(files: Record<string, string>): Buffer {
+  const block = (name: string, size: number, type: string): Buffer => {
+    const h = Buffer.alloc(512);
+    h.write(name.slice(0, 99), 0);
+    h.write(size.toString(8).padStart(11, '0'), 124);
+    h.write(type, 156);
+    h.write('ustar\u000000', 257);
+    return h;
+  };
+  const pad = (data: Buffer): Buffer => Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
+  const parts = Object.entries(files).flatMap(([name, text]) => {
+    const data = Buffer.from(text);
+    const long = name.length > 99 ? [block('././@LongLink', name.length + 1, 'L'), pad(Buffer.from(`${name}\0`))] : [];
+    return [...long, block(name, data.length, '0'), pad(data)];
+  });
+  return Buffer.concat([...parts, Buffer.alloc(1024)]);
+}
+
+describe('writing the bundle into PGlite before PostgreSQL starts', () => {
+  const longName = `share/postgresql/extension/${'x'.repeat(120)}.sql`;
+  const tar = tarOf({ 'lib/postgresql/postgis-3.so': 'wasm', 'share/proj/proj.db': 'proj', [longName]: 'long' });
+
+  /** A stand-in for Emscripten's module: what was written, made and preloaded. */
+  function fakeModule(preload: 'ok' | 'fails' | 'absent'): { mod: EmscriptenFs; files: Map<string, string>; dirs: Set<string>; preloaded: string[] } {
+    const files = new Map<string, string>();
+    const dirs = new Set<string>(['/pglite']);
+    const preloaded: string[] = [];
+    const FS = {
+      analyzePath: (path: string) => ({ exists: dirs.has(path) }),
+      mkdirTree: (path: string) => void dirs.add(path),
+      writeFile: (path: string, data: Uint8Array) => void files.set(path, Buffer.from(data).toString()),
+    };
+    const createPreloaded = (parent: string, name: string, data: Uint8Array, _r: boolean, _w: boolean, onload: () => void, onerror: () => void): void => {
+      preloaded.push(`${parent}/${name}`);
+      if (preload === 'ok') (files.set(`${parent}/${name}`, Buffer.from(data).toString()), onload());
+      else onerror();
+    };
+    return { mod: { WASM_PREFIX: '/pglite', FS, ...(preload === 'absent' ? {} : { FS_createPreloadedFile: createPreloaded }) }, files, dirs, preloaded };
+  }
+
+  it('reads every entry, a GNU long name included, as views of the archive', () => {
+    expect(tarEntries(tar).map((e) => [e.name, e.data.toString()])).toEqual([
+      ['lib/postgresql/postgis-3.so', 'wasm'], ['share/proj/proj.db', 'proj'], [longName, 'long'],
+    ]);
+  });
+
+  it('writes each file under WASM_PREFIX, making its folders, and preloads the shared library', () => {
+    const { mod, files, dirs, preloaded } = fakeModule('ok');
+    writeBundle(mod, tarEntries(tar));
+    expect(preloaded).toEqual(['/pglite/lib/postgresql/postgis-3.so']);
+    expect(Object.fromEntries(files)).toEqual({
+      '/pglite/lib/postgresql/postgis-3.so': 'wasm', '/pglite/share/proj/proj.db': 'proj', [`/pglite/${longName}`]: 'long',
+    });
+    expect(dirs.has('/pglite/share/postgresql/extension')).toBe(true);
+  });
+
+  it('writes the shared library as a file for dlopen when preloading fails or does not exist', () => {
+    for (const preload of ['fails', 'absent'] as const) {
+      const { mod, files } = fakeModule(preload);
+      writeBundle(mod, tarEntries(tar));
+      expect(files.get('/pglite/lib/postgresql/postgis-3.so')).toBe('wasm');
+    }
+  });
 });
 
 describe('the template key', () => {
