@@ -222,15 +222,9 @@ export function registerServe(program: Command): void {
       onRefused: (what, remote) => log.warn(`refused from ${remote}: ${what}`),
       onProblem: (what) => log.warn(what),
     });
-    process.stdout.write([`serving ${url} on ${served.host}:${served.port}; Ctrl-C stops it`, ...connectionHelp(served), ''].join('\n'));
-    if (!isLoopback(served.host)) {
-      log.warn(`serving on ${served.host}: every machine that reaches port ${served.port} can try the password; there is no TLS, so use it on a trusted network only`);
-    }
-    log.info('serving the embedded database', { host: served.host, port: served.port, readOnly: served.readOnly, authentication: served.password ? 'scram-sha-256' : 'none',
-      idleInTransactionTimeoutSeconds: opts.idleInTransactionTimeout,
-      maxConnections: opts.maxConnections,
-    });
-    await new Promise<void>((done) => {
+    // The handlers before the line that says it is serving: a signal sent on reading that line (a
+    // supervisor, a test) would otherwise meet Node's default action and end the process uncleanly.
+    const stopped = new Promise<void>((done) => {
       const stop = (): void => {
         // Stopping ends a running statement within seconds (serve.stop); this only guards against the unforeseen.
         setTimeout(() => process.exit(1), 15_000).unref();
@@ -239,5 +233,14 @@ export function registerServe(program: Command): void {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    process.stdout.write([`serving ${url} on ${served.host}:${served.port}; Ctrl-C stops it`, ...connectionHelp(served), ''].join('\n'));
+    if (!isLoopback(served.host)) {
+      log.warn(`serving on ${served.host}: every machine that reaches port ${served.port} can try the password; there is no TLS, so use it on a trusted network only`);
+    }
+    log.info('serving the embedded database', { host: served.host, port: served.port, readOnly: served.readOnly, authentication: served.password ? 'scram-sha-256' : 'none',
+      idleInTransactionTimeoutSeconds: opts.idleInTransactionTimeout,
+      maxConnections: opts.maxConnections,
+    });
+    await stopped;
   });
 }
