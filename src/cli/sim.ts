@@ -96,12 +96,14 @@ export function registerSim(program: Command): void {
     log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
       bbox: sim.world.bbox,
     });
-    // Scripts read the address from stdout: the URL alone, or with --json what the world holds.
-    process.stdout.write(opts.json ? `${JSON.stringify({ url: sim.url, pins: sim.world.pinCount, bbox: sim.world.bbox })}\n` : `${sim.url}\n`);
-    await new Promise<void>((resolve) => {
+    // The handlers first, as serve's: a script that stops the simulator on reading its address meets them.
+    const stopped = new Promise<void>((resolve) => {
       const stop = (): void => void sim.stop().then(resolve);
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    // Scripts read the address from stdout: the URL alone, or with --json what the world holds.
+    process.stdout.write(opts.json ? `${JSON.stringify({ url: sim.url, pins: sim.world.pinCount, bbox: sim.world.bbox })}\n` : `${sim.url}\n`);
+    await stopped;
   });
 }
