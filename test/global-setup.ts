@@ -91,8 +91,7 @@ async function selectDatabase(project: TestProject): Promise<() => Promise<void>
     return async () => (await template.drop(), await docker.stop());
   }
   const { PGlite } = await import('@electric-sql/pglite');
-  const { postgisForPglite } = await import('../src/db/pglite-postgis.js');
-  const postgis = await postgisForPglite();
+  const { pgliteEngine } = await import('../src/db/pglite-engine.js');
   const templateDir = await mkdtemp(join(tmpdir(), 'efa-sync-pglite-template-'));
   const migratedTemplateDir = await mkdtemp(join(tmpdir(), 'efa-sync-pglite-template-'));
   const removeTemplates = async (): Promise<void> => {
@@ -100,7 +99,7 @@ async function selectDatabase(project: TestProject): Promise<() => Promise<void>
     await rm(migratedTemplateDir, { recursive: true, force: true });
   };
   try {
-    const pglite = await PGlite.create({ dataDir: templateDir, extensions: { postgis } });
+    const pglite = await PGlite.create({ dataDir: templateDir, ...(await pgliteEngine()) });
     await pglite.exec('CREATE EXTENSION IF NOT EXISTS postgis');
     await pglite.close();
     await cp(templateDir, migratedTemplateDir, { recursive: true });

@@ -3,25 +3,11 @@ import { resolve } from 'node:path';
 import { Kysely, PGliteDialect } from 'kysely';
 import { pgOid, type Db, type OpenDbOptions } from './connect.js';
 import { lockDataDir } from './lock.js';
-import { postgisForPglite } from './pglite-postgis.js';
+import { pgliteEngine } from './pglite-engine.js';
 import type { Database } from './tables.js';
 
 /** The embedded database: PGlite with PostGIS in a directory (or in memory), one process at a time. */
 type PGliteInstance = import('@electric-sql/pglite').PGlite;
-
-/**
- * PostgreSQL's settings for every embedded database, after PGlite's own start parameters.
- * shared_buffers: initdb's 128 MB (the data directory's postgresql.conf) is zeroed at every start,
- * since Emscripten maps memory with a memset: 0.3 s and ~100 MB of every process (open 0.86 -> 0.54 s,
- * RSS 290 -> 187 MB without PostGIS, 2 cores). What leaves the buffer pool is still in the operating
- * system's page cache, a read call away (the file system is the host's).
- */
-export const PGLITE_SETTINGS: readonly string[] = ['-c', 'shared_buffers=32MB'];
-
-/** PGlite's start parameters with efa-sync's settings. */
-export function pgliteStartParams(defaults: readonly string[]): string[] {
-  return [...defaults, ...PGLITE_SETTINGS];
-}
 
 /**
  * `prepareNew`: called with the data directory once its lock is held and before PGlite opens it, to
@@ -29,8 +15,7 @@ export function pgliteStartParams(defaults: readonly string[]): string[] {
  */
 export async function openPglite(location: string, options: OpenDbOptions = {}, prepareNew?: (dataDir: string) => Promise<unknown>): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const extensions: import('@electric-sql/pglite').Extensions =
-    options.geometry === false ? {} : { postgis: await postgisForPglite() };
+  const engine = await pgliteEngine(options.geometry !== false);
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const given = memory ? undefined : resolve(location);
   if (given) await mkdir(given, { recursive: true });
@@ -46,8 +31,7 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
   }
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
-    extensions,
-    startParams: pgliteStartParams(PGlite.defaultStartParams),
+    ...engine,
     parsers: { [pgOid.int8]: (v: string) => v, [pgOid.date]: (v: string) => v },
   });
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });

@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteStartParams } from '../db/pglite.js';
-import { postgisForPglite } from '../db/pglite-postgis.js';
+import { pgliteEngine } from '../db/pglite-engine.js';
 import { identifier, literal } from './protocol.js';
 import { enterServeRole } from './role.js';
 
@@ -34,7 +33,7 @@ const { dataDir, write } = workerData as EngineWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('engine-worker runs as a worker thread');
 
-const db = await PGlite.create({ dataDir, extensions: { postgis: await postgisForPglite() }, startParams: pgliteStartParams(PGlite.defaultStartParams) });
+const db = await PGlite.create({ dataDir, ...(await pgliteEngine()) });
 await enterServeRole(db, write);
 if (!write) await db.exec('SET default_transaction_read_only = on');
 
