@@ -8,6 +8,7 @@ import { ConfigError } from '../errors.js';
 import { Engine, serverSettings } from '../serve/engine.js';
 import { SERVE_ROLE } from '../serve/role.js';
 import { addCommonOptions, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
+import { untilStopped } from './stop.js';
 
 export const defaultServePort = 5433;
 
@@ -222,17 +223,8 @@ export function registerServe(program: Command): void {
       onRefused: (what, remote) => log.warn(`refused from ${remote}: ${what}`),
       onProblem: (what) => log.warn(what),
     });
-    // The handlers before the line that says it is serving: a signal sent on reading that line (a
-    // supervisor, a test) would otherwise meet Node's default action and end the process uncleanly.
-    const stopped = new Promise<void>((done) => {
-      const stop = (): void => {
-        // Stopping ends a running statement within seconds (serve.stop); this only guards against the unforeseen.
-        setTimeout(() => process.exit(1), 15_000).unref();
-        void served.stop().then(done);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    // Before the line that says it is serving. Stopping ends a running statement within seconds (serve.stop).
+    const stopped = untilStopped(() => served.stop(), 15_000);
     process.stdout.write([`serving ${url} on ${served.host}:${served.port}; Ctrl-C stops it`, ...connectionHelp(served), ''].join('\n'));
     if (!isLoopback(served.host)) {
       log.warn(`serving on ${served.host}: every machine that reaches port ${served.port} can try the password; there is no TLS, so use it on a trusted network only`);

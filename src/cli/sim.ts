@@ -6,6 +6,7 @@ import { STOP_ID_SCHEMES, type StopIdScheme } from '../sim/types.js';
 import { SimulatorOptionError } from '../sim/errors.js';
 import { parseClock } from '../sim/clock.js';
 import { addCommonOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { untilStopped } from './stop.js';
 
 interface SimOptions extends Pick<CommonOptions, 'json' | 'logFormat' | 'verbose' | 'debug'> {
   host: string;
@@ -96,12 +97,8 @@ export function registerSim(program: Command): void {
     log.info(`EFA simulator listening on ${sim.url}/ (${sim.world.pinCount} pins); Ctrl-C stops it`, {
       bbox: sim.world.bbox,
     });
-    // The handlers first, as serve's: a script that stops the simulator on reading its address meets them.
-    const stopped = new Promise<void>((resolve) => {
-      const stop = (): void => void sim.stop().then(resolve);
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    // Before the address line, which scripts wait for.
+    const stopped = untilStopped(() => sim.stop());
     // Scripts read the address from stdout: the URL alone, or with --json what the world holds.
     process.stdout.write(opts.json ? `${JSON.stringify({ url: sim.url, pins: sim.world.pinCount, bbox: sim.world.bbox })}\n` : `${sim.url}\n`);
     await stopped;

@@ -71,3 +71,20 @@ export function stopOnSignal(o: {
     },
   };
 }
+
+/**
+ * A server command's end (serve, sim): resolves once SIGTERM or SIGINT arrived and `stop` finished.
+ * Call it before printing that the server is ready: a signal sent on reading that line (a supervisor,
+ * a script, a test) then meets these handlers, not Node's default action, which ends the process
+ * uncleanly. `guardMs`: the process exits 1 if stopping takes longer (only against the unforeseen).
+ */
+export function untilStopped(stop: () => Promise<unknown>, guardMs?: number): Promise<void> {
+  return new Promise<void>((done) => {
+    const onSignal = (): void => {
+      if (guardMs !== undefined) setTimeout(() => process.exit(1), guardMs).unref();
+      void stop().then(() => done());
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+}
