@@ -108,7 +108,7 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
       const started = performance.now();
       try {
         await db.transaction(async (tx) => {
-          await assertLease(tx, run);
+          await assertLease(tx, run, { asyncCommit: true });
           const written = await writeWaitingParts(tx, run, batch);
           for (const item of batch) {
             if (written.has(item)) {

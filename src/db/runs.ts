@@ -89,10 +89,18 @@ export async function takeOverRun(db: Kysely<Database>, runId: string, source: s
  * run's row, check that its lease is still ours, and stamp heartbeat_at (the run's last sign of
  * life, renewed with every commit). A process that lost its lock fails here instead of committing,
  * and its stamp is rolled back with the rest.
+ *
+ * `asyncCommit` (the run's writer, src/db/batching-writer.ts) also turns synchronous_commit off for
+ * this transaction alone, in the same statement (no round trip of its own): its commit returns
+ * without waiting for the WAL flush. Should the server crash, it loses at most its last few such
+ * commits (wal_writer_delay), each whole: a tile's rows go with the tile's record in the ledger, so
+ * the resumed run finds the tile pending and asks it again. Nothing is reported from them: the run's
+ * end (finishRun) commits synchronously, which flushes every commit before it.
  */
-export async function assertLease(tx: Tx, run: OpenedRun): Promise<void> {
+export async function assertLease(tx: Tx, run: OpenedRun, o: { readonly asyncCommit?: boolean } = {}): Promise<void> {
+  const commit = o.asyncCommit === true ? sql`, set_config('synchronous_commit', 'off', true) AS commit_mode` : sql``;
   const r = await sql<{ lease: string | null }>`
-    UPDATE efa.runs SET heartbeat_at = now() WHERE run_id = ${run.runId}::bigint RETURNING lease::text AS lease`.execute(tx.kysely);
+    UPDATE efa.runs SET heartbeat_at = now() WHERE run_id = ${run.runId}::bigint RETURNING lease::text AS lease${commit}`.execute(tx.kysely);
   if (r.rows[0]?.lease !== run.lease) throw new LeaseLostError(run.runId);
 }
 
