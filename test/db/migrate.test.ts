@@ -22,6 +22,15 @@ describe('migrations and PostGIS smoke test', () => {
     expect(rows.map((r) => r.checksum)).toEqual(files.map((f) => f.checksum));
   });
 
+  it('compresses the ledger key arrays with lz4 where the server offers it (031), and leaves pglz where it does not (PGlite)', async () => {
+    const offered = await sql<{ lz4: boolean }>`
+      SELECT 'lz4' = ANY (enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`.execute(t.db.kysely);
+    const columns = await sql<{ compression: string }>`
+      SELECT attcompression::text AS compression FROM pg_attribute
+      WHERE attrelid IN ('efa.run_seen_sets'::regclass, 'efa.change_sets'::regclass) AND attname = 'keys'`.execute(t.db.kysely);
+    expect(columns.rows.map((r) => r.compression)).toEqual(offered.rows[0]?.lz4 === true ? ['l', 'l'] : ['', '']);
+  });
+
   it('accepts a migration applied with its released bytes (before its views and functions moved to definitions), and no other change', async () => {
     const [version, [released]] = Object.entries(LEGACY_CHECKSUMS)[0] as [string, readonly string[]];
     await sql`UPDATE efa.schema_migrations SET checksum = ${released} WHERE version = ${Number(version)}`.execute(t.db.kysely);
