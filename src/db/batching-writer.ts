@@ -100,6 +100,9 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
   const pending: Pending[] = [];
   let draining = false;
   let busyMs = 0;
+  // On a server only: PGlite runs inside this process, so its crash is the server's, and without a
+  // WAL writer its unflushed commits would not even reach the file system (assertLease).
+  const asyncCommit = db.kind === 'postgres';
   const drain = async (): Promise<void> => {
     draining = true;
     while (pending.length > 0) {
@@ -108,7 +111,7 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
       const started = performance.now();
       try {
         await db.transaction(async (tx) => {
-          await assertLease(tx, run, { asyncCommit: true });
+          await assertLease(tx, run, { asyncCommit });
           const written = await writeWaitingParts(tx, run, batch);
           for (const item of batch) {
             if (written.has(item)) {

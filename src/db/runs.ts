@@ -90,12 +90,13 @@ export async function takeOverRun(db: Kysely<Database>, runId: string, source: s
  * life, renewed with every commit). A process that lost its lock fails here instead of committing,
  * and its stamp is rolled back with the rest.
  *
- * `asyncCommit` (the run's writer, src/db/batching-writer.ts) also turns synchronous_commit off for
- * this transaction alone, in the same statement (no round trip of its own): its commit returns
- * without waiting for the WAL flush. Should the server crash, it loses at most its last few such
- * commits (wal_writer_delay), each whole: a tile's rows go with the tile's record in the ledger, so
- * the resumed run finds the tile pending and asks it again. Nothing is reported from them: the run's
- * end (finishRun) commits synchronously, which flushes every commit before it.
+ * `asyncCommit` (the run's writer on a PostgreSQL server, src/db/batching-writer.ts) also turns
+ * synchronous_commit off for this transaction alone, in the same statement (no round trip of its
+ * own): its commit returns without waiting for the WAL flush. Should the server crash, it loses at
+ * most its last few such commits (wal_writer_delay), each whole: a tile's rows go with the tile's
+ * record in the ledger, so the resumed run finds the tile pending and asks it again. A crash of this
+ * process loses none of them. Nothing is reported from them: the run's end (finishRun) commits
+ * synchronously, which flushes every commit before it.
  */
 export async function assertLease(tx: Tx, run: OpenedRun, o: { readonly asyncCommit?: boolean } = {}): Promise<void> {
   const commit = o.asyncCommit === true ? sql`, set_config('synchronous_commit', 'off', true) AS commit_mode` : sql``;
