@@ -137,9 +137,7 @@ export function registerRun(program: Command): void {
     async (jobArg: string, opts: RunOptions) => {
       const log = loggerFor(opts);
       // A night of a million pins must not let its garbage decide the machine's memory (issue 17).
-      const heap = boundHeapGrowth({
-        onBound: (bytes) => log.debug(`the heap passed ${Math.round(bytes / 2 ** 20)} MB: V8 now grows it by ${BOUNDED_HEAP_GROWING_PERCENT} % of what a collection keeps`),
-      });
+      if (boundHeapGrowth()) log.debug(`V8 grows the heap by ${BOUNDED_HEAP_GROWING_PERCENT} % of what a collection keeps`);
       // Named as the operator gave it: on the command line or in the environment.
       const nowName = cmd.getOptionValueSource('now') === 'env' ? NOW_ENV : '--now';
       const takenAt = opts.now === undefined ? undefined : parseNow(opts.now, nowName);
@@ -234,7 +232,6 @@ export function registerRun(program: Command): void {
         if (opts.metricsPushUrl) await pushRunMetrics(opts.metricsPushUrl, summary, log, opts.metricsFile);
         process.exitCode = summary.exitCode;
       } finally {
-        heap.stop();
         stop.dispose();
         await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
       }
