@@ -25,7 +25,7 @@ export interface Db {
    * One transaction on one connection, with COPY: the loader streams rows into a staging table and
    * merges them with set-based SQL in the same transaction. Rolled back when `fn` throws.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, o?: TransactionOptions): Promise<T>;
   /**
    * Stops this process's work on the database, for a process about to exit (SIGTERM, SIGINT, a lost
    * lease): no connection is handed out any more, and each statement running on one of its
@@ -68,8 +68,18 @@ export class DatabaseRefusedError extends ConfigError {
   override name = 'DatabaseRefusedError';
 }
 
+export interface TransactionOptions {
+  /**
+   * One statement without parameters, run first, in the message that begins the transaction (a
+   * server answers both at once: a round trip less); its rows are the transaction's `opened`.
+   */
+  readonly opening?: string;
+}
+
 /** A transaction: queries through Kysely, and COPY … FROM of text-format rows, on its one connection. */
 export interface Tx {
+  /** The rows of the transaction's `opening` statement (TransactionOptions); empty without one. */
+  readonly opened: readonly Record<string, unknown>[];
   readonly kysely: Kysely<Database>;
   /** COPY `table` (`columns`) FROM text-format data (see copy.ts); returns when the rows are in. */
   copyIn(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;

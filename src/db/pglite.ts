@@ -57,11 +57,13 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
     // PGlite is one connection, locked by its exclusive transaction; queries of the transaction must
     // go through its `tx` (the instance itself would wait for the lock). A Kysely over that `tx`
     // builds them, and COPY FROM '/dev/blob' (whose `blob` option does not pass through Kysely) uses it too.
-    transaction: (fn) =>
+    transaction: (fn, o = {}) =>
       pglite
         .transaction(async (tx) => {
           const onTx = { closed: false, ready: true, query: tx.query.bind(tx), close: async () => undefined } as unknown as PGliteInstance;
+          const opened = o.opening === undefined ? [] : (await tx.query<Record<string, unknown>>(o.opening)).rows;
           return fn({
+            opened,
             session: pgliteSession,
             kysely: new Kysely<Database>({ dialect: new PGliteDialect({ pglite: onTx }) }),
             copyIn: async (table, columns, text) => {

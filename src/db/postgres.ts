@@ -142,12 +142,20 @@ export async function openPostgres(url: string, options: OpenDbOptions): Promise
         },
       };
     },
-    transaction: async (fn) => {
+    transaction: async (fn, o = {}) => {
       const client = await connect();
       let broken = false;
       try {
-        await client.query('BEGIN');
-        const result = await fn({ kysely: kyselyOn(client), session: sessionOf(client), copyIn: (table, columns, text) => copyInto(client, table, columns, text) });
+        // BEGIN and the opening statement in one simple-protocol message (no parameters), which
+        // pg answers with one result per statement: a round trip less per transaction.
+        const begun = await client.query<Record<string, unknown>>(o.opening === undefined ? 'BEGIN' : `BEGIN; ${o.opening}`);
+        const opened = o.opening === undefined ? [] : ((begun as unknown as pg.QueryResult<Record<string, unknown>>[])[1]?.rows ?? []);
+        const result = await fn({
+          opened,
+          kysely: kyselyOn(client),
+          session: sessionOf(client),
+          copyIn: (table, columns, text) => copyInto(client, table, columns, text),
+        });
         await client.query('COMMIT');
         return result;
       } catch (e) {

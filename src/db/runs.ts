@@ -90,19 +90,36 @@ export async function takeOverRun(db: Kysely<Database>, runId: string, source: s
  * life, renewed with every commit). A process that lost its lock fails here instead of committing,
  * and its stamp is rolled back with the rest.
  *
- * `asyncCommit` (the run's writer on a PostgreSQL server, src/db/batching-writer.ts) also turns
- * synchronous_commit off for this transaction alone, in the same statement (no round trip of its
- * own): its commit returns without waiting for the WAL flush. Should the server crash, it loses at
+ * The run's writer (src/db/batching-writer.ts) sends this statement in the message that begins its
+ * transaction (leaseStatement, checkLease). `asyncCommit` (that writer on a PostgreSQL server) also
+ * turns synchronous_commit off for this transaction alone, in the same statement (no round trip of
+ * its own): its commit returns without waiting for the WAL flush. Should the server crash, it loses at
  * most its last few such commits (wal_writer_delay), each whole: a tile's rows go with the tile's
  * record in the ledger, so the resumed run finds the tile pending and asks it again. A crash of this
  * process loses none of them. Nothing is reported from them: the run's end (finishRun) commits
  * synchronously, which flushes every commit before it.
  */
 export async function assertLease(tx: Tx, run: OpenedRun, o: { readonly asyncCommit?: boolean } = {}): Promise<void> {
-  const commit = o.asyncCommit === true ? sql`, set_config('synchronous_commit', 'off', true) AS commit_mode` : sql``;
-  const r = await sql<{ lease: string | null }>`
-    UPDATE efa.runs SET heartbeat_at = now() WHERE run_id = ${run.runId}::bigint RETURNING lease::text AS lease${commit}`.execute(tx.kysely);
-  if (r.rows[0]?.lease !== run.lease) throw new LeaseLostError(run.runId);
+  const r = await sql.raw<LeaseRow>(leaseStatement(run, o)).execute(tx.kysely);
+  checkLease(r.rows, run);
+}
+
+type LeaseRow = { readonly lease?: unknown };
+
+/**
+ * assertLease's statement as text without parameters, so that the run's writer sends it in the one
+ * message that opens its transaction (Db.transaction's `opening`): one round trip instead of two
+ * per transaction. The run id is the only value in it, and only ever digits (a bigint's text).
+ */
+export function leaseStatement(run: OpenedRun, o: { readonly asyncCommit?: boolean } = {}): string {
+  if (!/^\d{1,19}$/.test(run.runId)) throw new TypeError(`run id ${JSON.stringify(run.runId)} is not a bigint`);
+  const commit = o.asyncCommit === true ? `, set_config('synchronous_commit', 'off', true) AS commit_mode` : '';
+  return `UPDATE efa.runs SET heartbeat_at = now() WHERE run_id = ${run.runId} RETURNING lease::text AS lease${commit}`;
+}
+
+/** Throws LeaseLostError unless leaseStatement's rows hold this process's lease. */
+export function checkLease(rows: readonly LeaseRow[], run: OpenedRun): void {
+  if (rows[0]?.lease !== run.lease) throw new LeaseLostError(run.runId);
 }
 
 export async function finishRun(

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
 import { relationCounts } from '../../src/db/ledger.js';
-import { createRun, type OpenedRun } from '../../src/db/runs.js';
+import { createRun, LeaseLostError, type OpenedRun } from '../../src/db/runs.js';
 import { pins, toPinRow, type PinRow } from '../../src/relations/index.js';
 import { createBatchingWriter } from '../../src/db/batching-writer.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
@@ -86,6 +86,42 @@ describe('the batching writer: waiting tiles share a transaction and one merge o
     await Promise.all(again);
     expect(await recorded(run)).toEqual(['x:done', 'y:capped']);
     expect(await stored(run.source)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('a first-load COPY refused by a stored key rolls back to the group\'s or the item\'s savepoint and merges instead', async () => {
+    const run = await newRun();
+    const write = createBatchingWriter(t.db, run);
+    // The source is empty: the writer expects new keys and COPYs.
+    await write.rows(pins, [stop('k1')], ledger('k1'));
+    // Another job of the source stores k2 and k4 meanwhile; this run's hint still says "all new".
+    const other = await createRun(t.db.kysely, { jobName: `${run.source}-other`, jobHash: 'h', scope: { source: run.source, region: '{}', regionMax: [0, 0] as const, relations: {} }, options: {} });
+    await createBatchingWriter(t.db, other).rows(pins, [stop('k2'), stop('k4')], ledger('other'));
+    // Two items that wait together (one group, its savepoint), then one alone (its own savepoint).
+    const first = write.rows(pins, [stop('k0')], ledger('k0'));
+    const group = [write.rows(pins, [stop('k2'), stop('k3', 9.19)], ledger('g1')), write.rows(pins, [stop('k5')], ledger('g2'))];
+    await first;
+    await Promise.all(group);
+    // All new again: the hint turns back to COPY, which k4 refuses in an item's own savepoint.
+    await write.rows(pins, [stop('k7')], ledger('k7'));
+    await write.rows(pins, [stop('k4', 9.2), stop('k6')], ledger('alone'));
+    expect(await stored(run.source)).toEqual(['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']);
+    expect(await recorded(run)).toEqual(['alone:done', 'g1:done', 'g2:done', 'k0:done', 'k1:done', 'k7:done']);
+    // The group was merged as one batch (one seen set), not item by item after a failure.
+    expect(await seenSets(run)).toBe(5);
+    // k2 was stored as this run found it (unchanged), k4 with another coordinate (updated).
+    expect((await relationCounts(t.db.kysely, run.runId)).pins).toEqual({ inserted: 6, updated: 1, deleted: 0, unchanged: 1 });
+    const k4 = await sql<{ lon: number }>`SELECT ST_X(geom) AS lon FROM efa.pins WHERE source = ${run.source} AND id = 'k4'`.execute(t.db.kysely);
+    expect(k4.rows[0]?.lon).toBe(9.2);
+  });
+
+  it('a run whose lease another process took commits nothing more', async () => {
+    const run = await newRun();
+    const write = createBatchingWriter(t.db, run);
+    await write.rows(pins, [stop('l1')], ledger('l1'));
+    await sql`UPDATE efa.runs SET lease = gen_random_uuid() WHERE run_id = ${run.runId}::bigint`.execute(t.db.kysely);
+    await expect(write.rows(pins, [stop('l2')], ledger('l2'))).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await stored(run.source)).toEqual(['l1']);
+    expect(await recorded(run)).toEqual(['l1:done']);
   });
 
   it('an item of its own statements that fails is rolled back alone; the tiles merged for the batch stay', async () => {
