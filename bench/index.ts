@@ -24,6 +24,7 @@ const benches: readonly Bench[] = [
   { name: 'tiling', title: 'tiling: CoordInfo requests per answer order and world against the floor (night one, night two)', run: () => benchTiling() },
   { name: 'worlds', title: 'worlds: the tiling matrix on worlds the project did not design (shared world-data), today beside the pilot', run: async () => (await import('./tiling-worlds.js')).benchTilingWorlds() },
   { name: 'loader', title: 'loader: rows/s of the set-based loader beside a plain COPY of the same rows', run: () => benchLoader() },
+  { name: 'writer-pace', title: "writer-pace: the run's writer fed tile by tile with a busy event loop, beside a plain COPY of the same rows", run: async () => (await import('./writer-pace.js')).benchWriterPace() },
   { name: 'nights', title: 'nights: CoordInfo requests of night one and night two beside the floor', run: () => benchNights() },
   { name: 'snapshots', title: 'snapshots: requests of a vehicle snapshot against the floor, and rows/s of the snapshot writer beside a raw COPY', run: () => benchSnapshots() },
   { name: 'snapshot-warehouse', title: 'snapshot-warehouse: the dashboard questions on 30 days of 5-minute snapshots written by the snapshot writer, best of 3, and a snapshot write on day 1 beside the last day', run: async () => (await import('./snapshot-warehouse.js')).benchSnapshotWarehouse() },

@@ -40,7 +40,7 @@ export interface LoaderBenchOptions {
 }
 
 /** Where the bench loads: a migrated database (COPY goes through Db.transaction's copyIn, as the loader's). */
-interface Target {
+export interface Target {
   readonly label: string;
   readonly db: Db;
   dispose(): Promise<void>;
@@ -68,7 +68,7 @@ function zOrder(lon: number, lat: number, box: readonly [number, number, number,
 }
 
 /** N distinct pins of a generated world, in tile order. */
-function benchPins(n: number): Pin[] {
+export function benchPins(n: number): Pin[] {
   const world = generateWorld({ seed: 3, size: n + Math.ceil(n / 50), today: '2026-11-22' });
   const box = world.bbox;
   const seen = new Set<string>();
@@ -84,17 +84,17 @@ function benchPins(n: number): Pin[] {
   return out.sort((a, b) => a.z - b.z).map((o) => o.pin);
 }
 
-const copyColumns = ['source', 'pin_key', 'type', 'id', 'name', 'mot_types', 'geom', 'global_id', 'attrs', 'content_hash', 'first_run', 'changed_run'] as const;
+export const copyColumns = ['source', 'pin_key', 'type', 'id', 'name', 'mot_types', 'geom', 'global_id', 'attrs', 'content_hash', 'first_run', 'changed_run'] as const;
 
 /** The rows as COPY text: the same serialisation work the loader does (arrays, JSON). */
-function baselineText(rows: readonly PinRow[], runId: string): Generator<string> {
+export function baselineText(rows: readonly PinRow[], runId: string): Generator<string> {
   return copyText(rows, (r) => [
     'bench', r.pin_key, r.type, r.id, r.name, intArrayLiteral(r.mot_types), `SRID=4326;POINT(${r.lon} ${r.lat})`, r.global_id,
     JSON.stringify(r.attrs), r.content_hash, runId, runId,
   ]);
 }
 
-async function postgresTarget(): Promise<Target> {
+export async function postgresTarget(): Promise<Target> {
   const scratch = await createScratchDb('efa_bench_loader');
   const db = await openDb(scratch.url);
   return {

@@ -56,7 +56,7 @@ export const pendingRecord = (tile: Tile): TileRecord => tileRecord(tile, { stat
  * when none wait): enough for the writer's next transaction to find a full batch waiting, few
  * enough to keep a large run's memory bounded.
  */
-const BACKLOG_ROWS = 16_000;
+export const BACKLOG_ROWS = 16_000;
 
 /** What the night-one pilot (src/sweep/nightly/pilot.ts) adds to one sweep; a plain night gives none of it. */
 export interface CoordSweepOptions {
