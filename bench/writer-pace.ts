@@ -15,7 +15,7 @@ import { createRun } from '../src/db/runs.js';
 import { pins as pinsEntity, toPinRow } from '../src/relations/index.js';
 import { createBacklog } from '../src/sweep/nightly/backlog.js';
 import { BACKLOG_ROWS } from '../src/sweep/nightly/coord.js';
-import { baselineText, benchPins, copyColumns, postgresTarget } from './loader.js';
+import { baselineText, benchPins, copyColumns, postgresTarget } from './bench-pins.js';
 import { int, postgresReachable, ratio, secs, type BenchResult } from './util.js';
 
 const TILE_ROWS = 1000;
