@@ -3,8 +3,8 @@ import { isFatal } from '../errors.js';
 import type { Entity, Relation } from '../relations/index.js';
 import { failpoint } from '../util/failpoint.js';
 import type { Db, Tx } from './connect.js';
-import { insertRejects, recordTiles, type RejectInput, type TileRecord } from './ledger.js';
-import { mergeRows } from './merge.js';
+import { insertRejects, recordTiles, tileRecordsInsert, type RejectInput, type TileRecord } from './ledger.js';
+import { mergeRows, type MergeOptions } from './merge.js';
 import { checkLease, leaseStatement, type OpenedRun } from './runs.js';
 
 /**
@@ -26,8 +26,8 @@ interface RowsPart {
   readonly relation: Relation;
   readonly rows: readonly unknown[];
   readonly ledger: RowsLedger;
-  /** `savepoint`: the one the writer set just before, with nothing written since (MergeOptions). */
-  readonly merge: (tx: Tx, rows: readonly unknown[], savepoint: string) => Promise<unknown>;
+  /** With the savepoint the writer set just before and the tile records to write alongside (MergeOptions). */
+  readonly merge: (tx: Tx, rows: readonly unknown[], o: MergeOptions) => Promise<unknown>;
 }
 
 /** A work item: its own statements (`fn`), or rows with their ledger lines (`part`). */
@@ -53,35 +53,47 @@ export interface BatchingWriter {
   busyMs(): number;
 }
 
-/** Parts of one relation: their rows in one merge, their tiles in one statement, rejects where there are any. */
+/**
+ * Parts of one relation: their rows in one merge, their tiles in the merge's ledger statement (or in
+ * one of their own where there are no rows), rejects where there are any.
+ */
 async function writeParts(tx: Tx, run: OpenedRun, parts: readonly RowsPart[], savepoint: string): Promise<void> {
   const first = parts[0];
   if (!first) return;
-  await first.merge(tx, parts.length === 1 ? first.rows : parts.flatMap((p) => p.rows), savepoint);
-  await recordTiles(tx.kysely, run.runId, parts.map((p) => p.ledger.tile));
+  const rows = parts.length === 1 ? first.rows : parts.flatMap((p) => p.rows);
+  const tiles = parts.map((p) => p.ledger.tile);
+  if (rows.length > 0) await first.merge(tx, rows, { savepoint, alongside: tileRecordsInsert(run.runId, tiles) });
+  else await recordTiles(tx.kysely, run.runId, tiles);
   for (const { ledger } of parts) {
     await insertRejects(tx.kysely, run, ledger.unit, ledger.rejects);
     failpoint('tile-commit');
   }
 }
 
+type Group = readonly (Pending & { part: RowsPart })[];
+
+/** The items that carry parts, per relation where two or more wait: each group is one merge. */
+function groupsOf(batch: readonly Pending[]): Group[] {
+  const byRelation = new Map<Relation, (Pending & { part: RowsPart })[]>();
+  for (const item of batch) if ('part' in item) byRelation.set(item.part.relation, [...(byRelation.get(item.part.relation) ?? []), item]);
+  // One item alone is written in its own savepoint (drain): a group's would be a second one.
+  return [...byRelation.values()].filter((items) => items.length >= 2);
+}
+
 /**
- * The parts of the items that carry some, written per relation in one savepoint each. Returns the
- * items whose parts are written; a group that failed is rolled back and left to its items.
+ * The groups' parts, each group in a savepoint of its own; the first group's was set by the message
+ * that began the transaction (drain). Returns the items whose parts are written; a group that failed
+ * is rolled back and left to its items.
  */
-async function writeWaitingParts(tx: Tx, run: OpenedRun, batch: readonly Pending[]): Promise<Set<Pending>> {
+async function writeGroups(tx: Tx, run: OpenedRun, groups: readonly Group[]): Promise<Set<Pending>> {
   const written = new Set<Pending>();
-  const groups = new Map<Relation, (Pending & { part: RowsPart })[]>();
-  for (const item of batch) if ('part' in item) groups.set(item.part.relation, [...(groups.get(item.part.relation) ?? []), item]);
-  for (const items of groups.values()) {
-    // One item alone is written in its own savepoint below: a group's would be a second one.
-    if (items.length < 2) continue;
-    await sql`SAVEPOINT efa_rows`.execute(tx.kysely);
+  for (const [i, items] of groups.entries()) {
+    if (i > 0) await sql`SAVEPOINT efa_rows`.execute(tx.kysely);
     try {
       // Not released: the commit releases it, and a later group's efa_rows nests in it, so a
       // rollback to efa_rows still undoes the newest group alone (a round trip less per group).
-      await writeParts(tx, run, items.map((i) => i.part), 'efa_rows');
-      items.forEach((i) => written.add(i));
+      await writeParts(tx, run, items.map((item) => item.part), 'efa_rows');
+      items.forEach((item) => written.add(item));
     } catch (error) {
       if (isFatal(error)) throw error;
       await sql`ROLLBACK TO SAVEPOINT efa_rows`.execute(tx.kysely);
@@ -111,10 +123,13 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
       const batch = pending.splice(0, batchLimit);
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       const started = performance.now();
+      const groups = groupsOf(batch);
+      // The lease check, and the first group's savepoint, in the message that begins the transaction.
+      const opening = leaseStatement(run, { asyncCommit }) + (groups.length > 0 ? '; SAVEPOINT efa_rows' : '');
       try {
         await db.transaction(async (tx) => {
           checkLease(tx.opened, run);
-          const written = await writeWaitingParts(tx, run, batch);
+          const written = await writeGroups(tx, run, groups);
           for (const item of batch) {
             if (written.has(item)) {
               outcomes.push({ ok: true, value: undefined });
@@ -134,7 +149,7 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
               outcomes.push({ ok: false, error });
             }
           }
-        }, { opening: leaseStatement(run, { asyncCommit }) });
+        }, { opening });
       } catch (error) {
         busyMs += performance.now() - started;
         batch.forEach((item) => item.reject(error));
@@ -163,7 +178,7 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
           rows,
           ledger,
           // Items are grouped by relation, so every row handed back here is one of this entity's.
-          merge: (tx, all, savepoint) => mergeRows(tx, entity, run, all as readonly Row[], { savepoint }),
+          merge: (tx, all, o) => mergeRows(tx, entity, run, all as readonly Row[], o),
         },
       }),
     busyMs: () => busyMs,

@@ -70,15 +70,16 @@ export class DatabaseRefusedError extends ConfigError {
 
 export interface TransactionOptions {
   /**
-   * One statement without parameters, run first, in the message that begins the transaction (a
-   * server answers both at once: a round trip less); its rows are the transaction's `opened`.
+   * Statements without parameters, `;`-separated, run first, in the message that begins the
+   * transaction (a server answers them all at once: a round trip less); the rows of the first are the
+   * transaction's `opened`.
    */
   readonly opening?: string;
 }
 
 /** A transaction: queries through Kysely, and COPY … FROM of text-format rows, on its one connection. */
 export interface Tx {
-  /** The rows of the transaction's `opening` statement (TransactionOptions); empty without one. */
+  /** The rows of the first `opening` statement (TransactionOptions); empty without one. */
   readonly opened: readonly Record<string, unknown>[];
   readonly kysely: Kysely<Database>;
   /** COPY `table` (`columns`) FROM text-format data (see copy.ts); returns when the rows are in. */

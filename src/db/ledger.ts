@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Relation } from '../relations/index.js';
 import type { RunRef } from './merge.js';
 import type { RelationCounts, UnitStats } from './run-record.js';
@@ -37,8 +37,16 @@ export interface TileRecord {
 /** Progress records of one run, written in the same transaction as the rows they produced. */
 export async function recordTiles(db: Kysely<Database>, runId: string, tiles: readonly TileRecord[]): Promise<void> {
   if (tiles.length === 0) return;
+  await tileRecordsInsert(runId, tiles).execute(db);
+}
+
+/**
+ * recordTiles' statement, for a caller that runs it inside another (the batching writer: as a CTE of
+ * the merge's ledger statement, one message less per transaction). Not for an empty list.
+ */
+export function tileRecordsInsert(runId: string, tiles: readonly TileRecord[]): RawBuilder<unknown> {
   const bboxText = tiles.map((t) => (t.bbox ? t.bbox.join(',') : null));
-  await sql`
+  return sql`
     INSERT INTO efa.run_tiles (run_id, operation, tile_id, parent_id, depth, bbox, subject, types, status, attempts, hits, duration_ms, error)
     SELECT ${runId}::bigint, op, tile_id, parent_id, depth,
            CASE WHEN bbox IS NULL THEN NULL ELSE ST_MakeEnvelope(
@@ -53,7 +61,7 @@ export async function recordTiles(db: Kysely<Database>, runId: string, tiles: re
       AS t(op, tile_id, parent_id, depth, bbox, subject, types, status, attempts, hits, duration_ms, error)
     ON CONFLICT (run_id, operation, tile_id) DO UPDATE SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
       hits = EXCLUDED.hits, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
-      fetched_at = now()`.execute(db);
+      fetched_at = now()`;
 }
 
 export interface RejectInput {

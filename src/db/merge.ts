@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Entity, Relation } from '../relations/index.js';
 import { qualifiedName } from '../relations/table.js';
 import type { Tx } from './connect.js';
@@ -89,19 +89,25 @@ export interface MergeOptions {
    * a million-pin first night (docs/benchmarks.md).
    */
   readonly savepoint?: string;
+  /**
+   * A data-modifying statement that runs as a CTE of the batch's one ledger statement (the batching
+   * writer's tile records): exactly once for a batch of rows, whichever way they are written, and
+   * never for none. A message less per batch.
+   */
+  readonly alongside?: RawBuilder<unknown>;
 }
 
 export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, rows: readonly Row[], o: MergeOptions = {}): Promise<MergeCounts> {
   if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   const batch = distinctByKey(entity, rows);
   await serialise(tx, entity.relation);
-  if (!entity.direct) return mergeStaged(tx, entity, run, batch);
+  if (!entity.direct) return mergeStaged(tx, entity, run, batch, o.alongside);
   const hints = expectNew.get(run) ?? new Map<Relation, boolean>();
   expectNew.set(run, hints);
   if (!hints.has(entity.relation)) hints.set(entity.relation, await sourceIsEmpty(tx, entity, run.source));
-  if (hints.get(entity.relation) === true && (await copyNew(tx, entity, run, batch, o.savepoint))) return { inserted: batch.rows.length, updated: 0, unchanged: 0 };
+  if (hints.get(entity.relation) === true && (await copyNew(tx, entity, run, batch, o))) return { inserted: batch.rows.length, updated: 0, unchanged: 0 };
   // A refused COPY lands here too: the merge finds the stored keys, so the hint turns false.
-  const counts = await mergeStaged(tx, entity, run, batch);
+  const counts = await mergeStaged(tx, entity, run, batch, o.alongside);
   hints.set(entity.relation, counts.inserted === batch.rows.length);
   return counts;
 }
@@ -114,7 +120,7 @@ export async function mergeRows<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, r
  * LATERAL … LIMIT 1 is one index probe per key of the batch, a plan the planner cannot trade for a
  * scan of the table whatever it guesses about the array.
  */
-async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>): Promise<Set<string>> {
+async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>, alongside?: RawBuilder<unknown>): Promise<Set<string>> {
   const keys = batch.keys;
   const hashes = batch.rows.map(entity.hashOf);
   const table = sql.raw(qualifiedName(entity.table));
@@ -124,7 +130,7 @@ async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch:
     WITH seen AS (
       INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
       VALUES (${run.runId}::bigint, ${run.source}, ${entity.relation}, ${keys}::text[])
-    )
+    )${alongsideCte(alongside)}
     SELECT b.k FROM unnest(${keys}::text[], ${hashes}::text[]) AS b(k, h)
     LEFT JOIN LATERAL (
       SELECT x.content_hash = b.h AND x.${gone} IS NULL AS same
@@ -133,6 +139,9 @@ async function keysToMerge<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch:
     WHERE stored.same IS NOT TRUE`.execute(tx.kysely);
   return new Set(r.rows.map((row) => row.k));
 }
+
+/** MergeOptions.alongside as one more CTE of a WITH (a data-modifying CTE runs though nothing reads it). */
+const alongsideCte = (alongside: RawBuilder<unknown> | undefined) => (alongside === undefined ? sql`` : sql`, alongside AS (${alongside})`);
 
 const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505';
 
@@ -143,7 +152,8 @@ const isUniqueViolation = (e: unknown): boolean => typeof e === 'object' && e !=
  * its savepoint, and the caller merges the batch instead (false): so is a key another job of the
  * source inserted meanwhile. The savepoint is the caller's where it set one (MergeOptions).
  */
-async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>, callerSavepoint?: string): Promise<boolean> {
+async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>, o: MergeOptions): Promise<boolean> {
+  const callerSavepoint = o.savepoint;
   const direct = entity.direct ?? [];
   const columns = ['source', entity.key, ...direct.map((c) => c.name), 'content_hash', 'first_run', 'changed_run'];
   if (callerSavepoint !== undefined && !/^[a-z_]{1,63}$/.test(callerSavepoint)) throw new TypeError(`savepoint ${JSON.stringify(callerSavepoint)} is not a plain name`);
@@ -167,7 +177,7 @@ async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: Dis
     WITH batch AS (SELECT ${batch.keys}::text[] AS keys), seen AS (
       INSERT INTO efa.run_seen_sets (run_id, source, relation, keys)
       SELECT ${run.runId}::bigint, ${run.source}, ${entity.relation}, keys FROM batch
-    )
+    )${alongsideCte(o.alongside)}
     INSERT INTO efa.change_sets (run_id, source, relation, op, keys)
     SELECT ${run.runId}::bigint, ${run.source}, ${entity.relation}, 'insert', keys FROM batch`.execute(tx.kysely);
   return true;
@@ -189,8 +199,8 @@ async function stage<Row>(tx: Tx, entity: Entity<Row>, rows: readonly Row[]): Pr
   await tx.copyIn(table, columns, copyText(rows, (r) => [entity.keyOf(r), entity.hashOf(r), ...entity.staged.map((c) => c.value(r))]));
 }
 
-async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>): Promise<MergeCounts> {
-  const changed = await keysToMerge(tx, entity, run, batch);
+async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>, alongside?: RawBuilder<unknown>): Promise<MergeCounts> {
+  const changed = await keysToMerge(tx, entity, run, batch, alongside);
   const rows = batch.rows;
   if (changed.size === 0) return { inserted: 0, updated: 0, unchanged: rows.length };
   const merged = changed.size === rows.length ? rows : rows.filter((row) => changed.has(entity.keyOf(row)));

@@ -61,7 +61,7 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
       pglite
         .transaction(async (tx) => {
           const onTx = { closed: false, ready: true, query: tx.query.bind(tx), close: async () => undefined } as unknown as PGliteInstance;
-          const opened = o.opening === undefined ? [] : (await tx.query<Record<string, unknown>>(o.opening)).rows;
+          const opened = o.opening === undefined ? [] : (((await tx.exec(o.opening))[0]?.rows ?? []) as Record<string, unknown>[]);
           return fn({
             opened,
             session: pgliteSession,

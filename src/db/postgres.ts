@@ -146,7 +146,7 @@ export async function openPostgres(url: string, options: OpenDbOptions): Promise
       const client = await connect();
       let broken = false;
       try {
-        // BEGIN and the opening statement in one simple-protocol message (no parameters), which
+        // BEGIN and the opening statements in one simple-protocol message (no parameters), which
         // pg answers with one result per statement: a round trip less per transaction.
         const begun = await client.query<Record<string, unknown>>(o.opening === undefined ? 'BEGIN' : `BEGIN; ${o.opening}`);
         const opened = o.opening === undefined ? [] : ((begun as unknown as pg.QueryResult<Record<string, unknown>>[])[1]?.rows ?? []);

@@ -17,6 +17,8 @@ describe('the batching writer: waiting tiles share a transaction and one merge o
     n += 1;
     return createRun(t.db.kysely, { jobName: `w${n}`, jobHash: 'h', scope: { source: `W${n}`, region: '{}', regionMax: [0, 0] as const, relations: {} }, options: {} });
   };
+  const newRunOf = (source: string): Promise<OpenedRun> =>
+    createRun(t.db.kysely, { jobName: `${source}-again`, jobHash: 'h', scope: { source, region: '{}', regionMax: [0, 0] as const, relations: {} }, options: {} });
   const stored = async (source: string): Promise<string[]> =>
     (await sql<{ id: string }>`SELECT id FROM efa.pins WHERE source = ${source} ORDER BY id`.execute(t.db.kysely)).rows.map((r) => r.id);
   const seenSets = async (run: OpenedRun): Promise<number> =>
@@ -112,6 +114,24 @@ describe('the batching writer: waiting tiles share a transaction and one merge o
     expect((await relationCounts(t.db.kysely, run.runId)).pins).toEqual({ inserted: 6, updated: 1, deleted: 0, unchanged: 1 });
     const k4 = await sql<{ lon: number }>`SELECT ST_X(geom) AS lon FROM efa.pins WHERE source = ${run.source} AND id = 'k4'`.execute(t.db.kysely);
     expect(k4.rows[0]?.lon).toBe(9.2);
+  });
+
+  it('a tile that kept no rows is recorded, alone or waiting with others, and an unchanged batch records its tiles once', async () => {
+    const run = await newRun();
+    const write = createBatchingWriter(t.db, run);
+    await write.rows(pins, [], ledger('e0'));
+    const first = write.rows(pins, [stop('e1')], ledger('e1'));
+    const waiting = [write.rows(pins, [], ledger('e2')), write.rows(pins, [stop('e3')], ledger('e3'))];
+    await first;
+    await Promise.all(waiting);
+    // The same rows under a second run of the source: unchanged, looked up, not written.
+    const again = await newRunOf(run.source);
+    const write2 = createBatchingWriter(t.db, again);
+    const firstAgain = write2.rows(pins, [stop('e1')], ledger('f1'));
+    await Promise.all([firstAgain, write2.rows(pins, [stop('e3')], ledger('f2')), write2.rows(pins, [], ledger('f3'))]);
+    expect(await recorded(run)).toEqual(['e0:done', 'e1:done', 'e2:done', 'e3:done']);
+    expect(await recorded(again)).toEqual(['f1:done', 'f2:done', 'f3:done']);
+    expect((await relationCounts(t.db.kysely, again.runId)).pins).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 2 });
   });
 
   it('a run whose lease another process took commits nothing more', async () => {
