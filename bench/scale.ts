@@ -36,6 +36,7 @@ import type { RunSummary } from '../src/run/index.js';
 import { inStratum, makeTile } from '../src/tiling/geo.js';
 import type { BBox, Tile } from '../src/tiling/index.js';
 import { createLogger } from '../src/util/log.js';
+import { copyColumns } from './bench-pins.js';
 import { peakRssOf, startSimProcess, stopChild } from './run-memory.js';
 import { adminPgUrl, int, mb, postgresReachable, scratchDb, secs, type BenchLine, type BenchResult } from './util.js';
 
@@ -178,8 +179,6 @@ async function replay(input: JobInput, tiles: readonly Tile[]): Promise<number> 
   });
   return performance.now() - t0;
 }
-
-const copyColumns = ['source', 'pin_key', 'type', 'id', 'name', 'mot_types', 'geom', 'global_id', 'attrs', 'content_hash', 'first_run', 'changed_run'] as const;
 
 /** The stored pins as COPY text, read in pages by fid (text casts: COPY reads them back as they were). */
 async function pinsAsCopyText(db: Db): Promise<{ chunks: string[]; rows: number }> {

@@ -99,8 +99,8 @@ export async function takeOverRun(db: Kysely<Database>, runId: string, source: s
  * process loses none of them. Nothing is reported from them: the run's end (finishRun) commits
  * synchronously, which flushes every commit before it.
  */
-export async function assertLease(tx: Tx, run: OpenedRun, o: { readonly asyncCommit?: boolean } = {}): Promise<void> {
-  const r = await sql.raw<LeaseRow>(leaseStatement(run, o)).execute(tx.kysely);
+export async function assertLease(tx: Tx, run: OpenedRun): Promise<void> {
+  const r = await sql.raw<LeaseRow>(leaseStatement(run)).execute(tx.kysely);
   checkLease(r.rows, run);
 }
 
