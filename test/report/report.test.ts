@@ -289,13 +289,15 @@ describe('the HTML report of a partial run', () => {
     expect(expected?.stops).toBeGreaterThan(50);
     console.log(`report: ${report.bytes} bytes; ${leafCount} leaf tiles ${JSON.stringify(leafByStatus)}, ${expected?.areas}/${expected?.all_areas} areas, ${expected?.stops} stops`);
 
-    await mkdir('test-artifacts', { recursive: true });
+    // Screenshots go to the test's temp folder (removed after it) unless a developer names a folder to keep them.
+    const shots = process.env.EFA_TEST_SCREENSHOTS ?? join(dir, 'screenshots');
+    await mkdir(shots, { recursive: true });
     let browser: Browser | undefined;
     try {
       browser = await launchChromium();
       const { page, pageUrl, requests } = await openReport(browser, report.file);
       await checkInteractiveMap(page, { failed: failed.rows.map((r) => r.tile_id), capped: summary.capped.map((c) => c.unit), stops: expected?.stops ?? 0, stopNames: await stopNames(t) });
-      await page.screenshot({ path: 'test-artifacts/report-map.png', clip: await mapClip(page) });
+      await page.screenshot({ path: join(shots, 'report-map.png'), clip: await mapClip(page) });
 
       // The static map is the printed one.
       await page.emulateMedia({ media: 'print' });
@@ -319,7 +321,7 @@ describe('the HTML report of a partial run', () => {
       expect(counts.mapBox?.w).toBeGreaterThan(300);
 
       await page.emulateMedia({ media: 'screen' });
-      await page.screenshot({ path: 'test-artifacts/report.png', fullPage: true });
+      await page.screenshot({ path: join(shots, 'report.png'), fullPage: true });
       // Nothing but the page itself was asked for: no font, no tile, no script, no favicon that went out.
       expect(requests.filter((u) => u !== pageUrl)).toEqual([]);
     } finally {
