@@ -11,6 +11,7 @@ import { vehicleDetail } from './vehicle.js';
 import { vehicleFilter, type VehicleFilter } from './vehicle-filters.js';
 import { movingVehicleHits } from './moving-hits.js';
 import { stationHits } from './stations.js';
+import { NearestHits } from './nearest.js';
 
 /** One pin of an answer, dialect-neutral. */
 export interface PinOut {
@@ -170,7 +171,7 @@ export function queryMoves(q: CoordQuery): boolean {
 export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = 'distance', at?: Date): CoordResult {
   const clock = at ?? (queryMoves(q) ? new Date() : undefined);
   if (q.detail) return { pins: vehicleDetail(world, q.detail, clock ?? new Date()) };
-  const hits = new Map<string, PinOut>();
+  const hits = order === 'distance' && q.max !== undefined ? new NearestHits<PinOut>(q.max) : new AllHits();
   const centre = q.circle ?? centreOf(q.box ?? q.parking?.box ?? [0, 0, 0, 0]);
   // A vehicle-kind filter leaves only vehicles in a search (see vehicle-filters.ts).
   const onlyVehicles = (q.vehicles?.kinds.length ?? 0) > 0;
@@ -179,24 +180,43 @@ export function runCoordQuery(world: World, q: CoordQuery, order: CoordOrder = '
     if (onlyVehicles) for (const t of types) if (t !== 'SHARING') types.delete(t);
     // Stations answer the searches that list sharing objects, never a vehicle search (stations.ts).
     if (types.has('SHARING') && q.vehicles === undefined) {
-      for (const out of stationHits(world, q, b.radius, centre, clock)) if (!hits.has(out.pin.key)) hits.set(out.pin.key, out);
+      for (const out of stationHits(world, q, b.radius, centre, clock)) hits.offer(out);
     }
     const moving = clock !== undefined && types.delete('SHARING');
-    if (moving) for (const out of movingVehicleHits(world, q, b.radius, centre, clock)) if (!hits.has(out.pin.key)) hits.set(out.pin.key, out);
+    if (moving) for (const out of movingVehicleHits(world, q, b.radius, centre, clock)) hits.offer(out);
     if (types.size === 0) continue;
     const found: Iterable<{ pin: Pin; distanceM: number }> = q.circle
       ? world.pinsInCircle(q.circle.lon, q.circle.lat, b.radius, types)
       : withDistance(world.pinsInBox(q.box ?? [0, 0, 0, 0], types), centre);
     for (const { pin, distanceM } of found) {
-      if (hits.has(pin.key)) continue;
+      // A hit held already, or one the answer cannot keep, is not described (a stop's MOTs are looked up).
+      if (!hits.wants(pin.key, distanceM)) continue;
       const out = describe(world, pin, distanceM);
       if (pin.type === 'STOP' && !motOk(out.motTypes ?? [], b)) continue;
-      hits.set(pin.key, out);
+      hits.offer(out);
     }
   }
-  if (q.parking && !onlyVehicles) for (const out of parkingHits(world, q.parking, centre, clock)) hits.set(out.pin.key, out);
-  const pins = orderHits(world, q, [...hits.values()], order);
+  if (q.parking && !onlyVehicles) for (const out of parkingHits(world, q.parking, centre, clock)) hits.put(out);
+  if (hits instanceof NearestHits) return { pins: hits.sorted() };
+  const pins = orderHits(world, q, hits.values(), order);
   return { pins: q.max !== undefined ? pins.slice(0, q.max) : pins };
+}
+
+/** Every hit of an answer, the first of a key kept (offer) or the last (put); ordered and cut to max after. */
+class AllHits {
+  private readonly byKey = new Map<string, PinOut>();
+  wants(key: string): boolean {
+    return !this.byKey.has(key);
+  }
+  offer(out: PinOut): void {
+    if (!this.byKey.has(out.pin.key)) this.byKey.set(out.pin.key, out);
+  }
+  put(out: PinOut): void {
+    this.byKey.set(out.pin.key, out);
+  }
+  values(): PinOut[] {
+    return [...this.byKey.values()];
+  }
 }
 
 function* withDistance(pins: Iterable<Pin>, c: { lon: number; lat: number }): Generator<{ pin: Pin; distanceM: number }> {
