@@ -124,8 +124,10 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       const started = performance.now();
       const groups = groupsOf(batch);
-      // The lease check, and the first group's savepoint, in the message that begins the transaction.
-      const opening = leaseStatement(run, { asyncCommit }) + (groups.length > 0 ? '; SAVEPOINT efa_rows' : '');
+      // The lease check, and the first savepoint (the first group's, else the first item's), in the
+      // message that begins the transaction.
+      const opening = leaseStatement(run, { asyncCommit }) + (groups.length > 0 ? '; SAVEPOINT efa_rows' : '; SAVEPOINT efa_item');
+      let itemSavepointSet = groups.length === 0;
       try {
         await db.transaction(async (tx) => {
           checkLease(tx.opened, run);
@@ -138,7 +140,8 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
             // Each item's savepoint nests in the one before and is never released: a rollback to
             // the newest efa_item undoes that item alone, and a batch saves a round trip per item
             // (the commit releases them all).
-            await sql`SAVEPOINT efa_item`.execute(tx.kysely);
+            if (!itemSavepointSet) await sql`SAVEPOINT efa_item`.execute(tx.kysely);
+            itemSavepointSet = false;
             try {
               outcomes.push({ ok: true, value: 'part' in item ? await writeParts(tx, run, [item.part], 'efa_item') : await item.fn(tx) });
             } catch (error) {
