@@ -127,7 +127,8 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
       // The lease check, and the first savepoint (the first group's, else the first item's), in the
       // message that begins the transaction.
       const opening = leaseStatement(run, { asyncCommit }) + (groups.length > 0 ? '; SAVEPOINT efa_rows' : '; SAVEPOINT efa_item');
-      let itemSavepointSet = groups.length === 0;
+      // Without a group no item is written before the loop below, so its first item's savepoint is set.
+      const openedWith = groups.length > 0 ? undefined : batch[0];
       try {
         await db.transaction(async (tx) => {
           checkLease(tx.opened, run);
@@ -140,8 +141,7 @@ export function createBatchingWriter(db: Db, run: OpenedRun): BatchingWriter {
             // Each item's savepoint nests in the one before and is never released: a rollback to
             // the newest efa_item undoes that item alone, and a batch saves a round trip per item
             // (the commit releases them all).
-            if (!itemSavepointSet) await sql`SAVEPOINT efa_item`.execute(tx.kysely);
-            itemSavepointSet = false;
+            if (item !== openedWith) await sql`SAVEPOINT efa_item`.execute(tx.kysely);
             try {
               outcomes.push({ ok: true, value: 'part' in item ? await writeParts(tx, run, [item.part], 'efa_item') : await item.fn(tx) });
             } catch (error) {

@@ -57,22 +57,19 @@ export class NearestHits<T extends Hit> {
     return [...this.heap].sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0)).map((h) => h.out);
   }
 
+  /** Keeps `h`; when `max` are kept, in the place of the last of them (the root), which goes. */
   private insert(h: Held<T>): void {
     if (this.max <= 0) return;
-    if (this.heap.length >= this.max) this.remove(this.heap[0] as Held<T>);
     this.byKey.set(h.key, h);
+    const last = this.heap[0];
+    if (last !== undefined && this.heap.length >= this.max) {
+      this.byKey.delete(last.key);
+      this.heap[0] = h;
+      this.down(0);
+      return;
+    }
     this.heap.push(h);
     this.up(this.heap.length - 1);
-  }
-
-  private remove(h: Held<T>): void {
-    const i = this.heap.indexOf(h);
-    this.byKey.delete(h.key);
-    const last = this.heap.pop() as Held<T>;
-    if (i === this.heap.length) return;
-    this.heap[i] = last;
-    this.up(i);
-    this.down(i);
   }
 
   private up(i: number): void {
