@@ -5,13 +5,12 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEfaClient, type EfaClient } from '../../src/efa/client.js';
 import {
   EfaHtmlPageError,
   EfaHttpStatusError,
   EfaNotJsonError,
-  EfaParameterError,
   EfaShapeError,
 } from '../../src/efa/errors.js';
 import type { Operation } from '../../src/efa/operations.js';
@@ -23,21 +22,9 @@ import {
   type RequestSchedulerOptions,
 } from '../../src/http/scheduler.js';
 import type { SchedulerEvent } from '../../src/http/types.js';
-import {
-  generateWorld,
-  pinTypesFor,
-  startSimulator,
-  type Simulator,
-  type World,
-} from '../../src/sim/index.js';
+import { pinTypesFor, startSimulator, type Simulator, type World } from '../../src/sim/index.js';
+import { BOX, boxWorld, FILTERS, simError, TODAY, type Box } from './client-sim-world.js';
 import { rejection } from './fakes.js';
-
-const TODAY = '2026-11-22';
-/** [minLon, minLat, maxLon, maxLat]; mutable because the client's box option is a plain tuple. */
-type Box = [number, number, number, number];
-/** Near the dense centre: a box that surely has pins, so an empty list would be a lie. */
-const BOX: Box = [9.16, 48.76, 9.19, 48.785];
-const FILTERS = [{ type: 'STOP' as const }, { type: 'POI_POINT' as const }];
 
 interface Rig {
   readonly sim: Simulator;
@@ -48,8 +35,7 @@ interface Rig {
 
 let world: World;
 beforeAll(() => {
-  world = generateWorld({ seed: 4, size: 1500, today: TODAY });
-  expect([...world.pinsInBox(BOX, pinTypesFor(['STOP', 'POI_POINT']))].length).toBeGreaterThan(10);
+  world = boxWorld();
 });
 
 /** A simulator with `faults` and a client on a fast scheduler; the simulator is always stopped. */
@@ -88,8 +74,6 @@ function causeOf<T>(error: RetriesExhaustedError, type: abstract new (...args: n
   expect(error.cause).toBeInstanceOf(type);
   return error.cause as T;
 }
-
-const simError = (status: number, message: string): string => JSON.stringify({ error: { status, message } });
 
 describe('EFA client against the simulator: faults', () => {
   it('error5xx=1: RetriesExhaustedError after retries+1 attempts, caused by a retryable EfaHttpStatusError', async () => {
@@ -264,114 +248,5 @@ describe('EFA client against the simulator: faults', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-  });
-});
-
-describe('EFA client against the simulator: wrong paths and parameters', () => {
-  let sim: Simulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, world, today: TODAY });
-  });
-  afterAll(async () => {
-    await sim?.stop();
-  });
-
-  const scheduler = (): MeteredRequestScheduler =>
-    createRequestScheduler({ requestsPerSecond: 100, concurrency: 1, retries: 2, baseDelayMs: 1 });
-
-  it('XML_COORDINFO_REQUEST cannot be named: not an operation, and refused as a path override', () => {
-    // @ts-expect-error Operations are named, not paths: the misspelt path is no Operation.
-    const operation: Operation = 'XML_COORDINFO_REQUEST';
-    expect(operation).toBe('XML_COORDINFO_REQUEST');
-
-    const before = sim.requestLog.length;
-    const misspelt = (() => {
-      try {
-        createEfaClient({
-          baseUrl: sim.url,
-          transport: createFetchTransport(),
-          scheduler: scheduler(),
-          paths: { coordInfo: 'XML_COORDINFO_REQUEST' },
-        });
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(misspelt).toBeInstanceOf(EfaParameterError);
-    expect(misspelt).toMatchObject({ parameter: 'paths.coordInfo', retryable: false });
-    expect(String(misspelt)).toContain('names another EFA operation; coordInfo is XML_COORD_REQUEST');
-
-    expect(() =>
-      createEfaClient({
-        baseUrl: sim.url,
-        transport: createFetchTransport(),
-        scheduler: scheduler(),
-        // @ts-expect-error Only the five operations can have their paths overridden.
-        paths: { coordInfoRequest: 'XML_COORDINFO_REQUEST' },
-      }),
-    ).toThrow(expect.objectContaining({ name: 'EfaParameterError', parameter: 'paths.coordInfoRequest' }));
-    expect(sim.requestLog.length).toBe(before);
-  });
-
-  it('the simulator answers 404 to a raw fetch of XML_COORDINFO_REQUEST', async () => {
-    const response = await fetch(
-      `${sim.url}/XML_COORDINFO_REQUEST?outputFormat=JSON&coord=9.18:48.777:WGS84[dd.ddddd]&inclFilter=1&type_0=STOP`,
-    );
-    expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: { status: 404, message: 'no such operation: /efa/XML_COORDINFO_REQUEST' } });
-  });
-
-  it('a path the simulator does not serve, through the client: EfaHttpStatusError 404, not retried', async () => {
-    const client = createEfaClient({
-      baseUrl: sim.url,
-      transport: createFetchTransport(),
-      scheduler: scheduler(),
-      paths: { coordInfo: 'v1/tp/coord' },
-    });
-    const before = sim.requestLog.length;
-    const error = await rejection(client.coordInfoBox({ bbox: BOX, filters: FILTERS }));
-    expect(error).toBeInstanceOf(EfaHttpStatusError);
-    expect(error).toMatchObject({
-      operation: 'coordInfo',
-      status: 404,
-      retryable: false,
-      excerpt: simError(404, 'no such operation: /efa/v1/tp/coord'),
-    });
-    expect(sim.requestLog.length - before).toBe(1);
-  });
-
-  it('a malformed boundingBoxLU: raw fetch gets 400 naming boundingBoxLU', async () => {
-    const response = await fetch(
-      `${sim.url}/XML_COORD_REQUEST?outputFormat=JSON&boundingBox&boundingBoxLU=nonsense&boundingBoxRL=9.19:48.76:WGS84[dd.ddddd]&inclFilter=1&type_0=STOP`,
-    );
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { status: number; message: string } };
-    expect(body.error.status).toBe(400);
-    expect(body.error.message).toMatch(/^boundingBoxLU: /);
-    expect(body.error.message).toContain('"nonsense"');
-  });
-
-  it('the client refuses such a box before sending anything', async () => {
-    const client = createEfaClient({ baseUrl: sim.url, transport: createFetchTransport(), scheduler: scheduler() });
-    const before = sim.requestLog.length;
-    const error = await rejection(client.coordInfoBox({ bbox: [Number.NaN, 48.76, 9.19, 48.785], filters: FILTERS }));
-    expect(error).toBeInstanceOf(EfaParameterError);
-    expect(error).toMatchObject({ operation: 'coordInfo', parameter: 'bbox[0]', retryable: false });
-    expect(sim.requestLog.length).toBe(before);
-  });
-
-  it('a 400 the client could not foresee (mapName) surfaces as EfaHttpStatusError 400, not retried', async () => {
-    const client = createEfaClient({ baseUrl: sim.url, transport: createFetchTransport(), scheduler: scheduler() });
-    const before = sim.requestLog.length;
-    const error = await rejection(client.coordInfoBox({ bbox: BOX, filters: FILTERS, mapName: 'MRCV' }));
-    expect(error).toBeInstanceOf(EfaHttpStatusError);
-    expect(error).toMatchObject({
-      operation: 'coordInfo',
-      status: 400,
-      retryable: false,
-      excerpt: simError(400, 'mapName: only WGS84[dd.ddddd] is served, got "MRCV"'),
-    });
-    expect(sim.requestLog.length - before).toBe(1);
   });
 });
