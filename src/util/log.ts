@@ -1,7 +1,14 @@
 import { isSecretName, REDACTED, redactDeep, redactText } from './redact.js';
 import { createLogUpdate } from 'log-update';
 import { pino } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+
+/**
+ * pino-pretty, loaded only where a log is written for people: its 30 modules were a tenth of every
+ * CLI start, and a scheduler's run logs JSON. A synchronous require, since a logger is made synchronously.
+ */
+const prettyFactory = (): typeof import('pino-pretty').prettyFactory =>
+  (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).prettyFactory;
 
 /**
  * Logs go to stderr (stdout is for `--json` summaries and command output), through pino: one JSON
@@ -109,7 +116,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const format = opts.format ?? (output.interactive ? 'pretty' : 'json');
   const prettify =
     format === 'pretty'
-      ? pinoPretty.prettyFactory({
+      ? prettyFactory()({
           colorize: output.interactive && !process.env['NO_COLOR'],
           translateTime: 'SYS:HH:MM:ss',
           ignore: 'pid,hostname',
