@@ -1,4 +1,4 @@
-import type { ColumnSource, KeyValue, SchemaElement } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter, type ColumnSource, type KeyValue, type SchemaElement } from 'hyparquet-writer';
 import type { ColumnKind, ExportColumn, ExportRelation, ExportRow } from './relation.js';
 import { byteOut } from './sink.js';
 import type { WriteSink } from './target.js';
@@ -92,11 +92,9 @@ export const parquet: WriterModule = {
   needsGeometry: false,
   notStreamable: undefined,
   multiLayer: false,
-  async open(sink: WriteSink, rels: readonly ExportRelation[]): Promise<ExportWriter> {
+  open(sink: WriteSink, rels: readonly ExportRelation[]): ExportWriter {
     const rel = rels[0];
     if (!rel) throw new Error('parquet: no relation to write');
-    // Loaded by the one command that writes Parquet (its 51 modules were a tenth of every CLI start).
-    const { ByteWriter, ParquetWriter } = await import('hyparquet-writer');
     const geometryName = rel.geometry?.name;
     const schema: SchemaElement[] = [
       { name: 'root', num_children: rel.columns.length + (geometryName ? 1 : 0) },

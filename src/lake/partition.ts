@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { Tx } from '../db/connect.js';
-import { parquet } from '../export/parquet.js';
 import type { ExportRow } from '../export/relation.js';
+import type { ExportWriter } from '../export/writer.js';
 import { failpoint } from '../util/failpoint.js';
 import type { LakeColumns } from './columns.js';
 import { toLakeRow } from './columns.js';
@@ -53,10 +53,12 @@ class PartFile {
   readonly bbox = [Infinity, Infinity, -Infinity, -Infinity];
   private constructor(
     readonly name: string,
-    readonly writer: Awaited<ReturnType<typeof parquet.open>>,
+    readonly writer: ExportWriter,
   ) {}
   static async open(dir: string, n: number, job: PartitionJob): Promise<PartFile> {
     const name = `part-${n}.parquet`;
+    // Loaded when a part is written, as export's writers are (src/export/index.ts): the CLI starts without hyparquet.
+    const { parquet } = await import('../export/parquet.js');
     const writer = await parquet.open({ kind: 'path', path: join(dir, name) }, [job.columns.rel], {});
     // One layer, its row count unknown ahead (rows come through a cursor): begin takes what it is told.
     await writer.layers[0]?.begin(0);

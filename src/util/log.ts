@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
  * pino-pretty, loaded only where a log is written for people: its 30 modules were a tenth of every
  * CLI start, and a scheduler's run logs JSON. A synchronous require, since a logger is made synchronously.
  */
-const prettyFactory = (): typeof import('pino-pretty').prettyFactory =>
-  (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).prettyFactory;
+const require = createRequire(import.meta.url);
+const prettyFactory = (): typeof import('pino-pretty').prettyFactory => (require('pino-pretty') as typeof import('pino-pretty')).prettyFactory;
 
 /**
  * Logs go to stderr (stdout is for `--json` summaries and command output), through pino: one JSON

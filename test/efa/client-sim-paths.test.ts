@@ -27,6 +27,15 @@ describe('EFA client against the simulator: wrong paths and parameters', () => {
     await sim?.stop();
   });
 
+  /** The simulator's 4xx for one CoordInfo call: EfaHttpStatusError with its body, sent once, not retried. */
+  async function expectRefusedOnce(call: () => Promise<unknown>, status: number, message: string): Promise<void> {
+    const before = sim.requestLog.length;
+    const error = await rejection(call());
+    expect(error).toBeInstanceOf(EfaHttpStatusError);
+    expect(error).toMatchObject({ operation: 'coordInfo', status, retryable: false, excerpt: simError(status, message) });
+    expect(sim.requestLog.length - before).toBe(1);
+  }
+
   const scheduler = (): MeteredRequestScheduler =>
     createRequestScheduler({ requestsPerSecond: 100, concurrency: 1, retries: 2, baseDelayMs: 1 });
 
@@ -80,16 +89,7 @@ describe('EFA client against the simulator: wrong paths and parameters', () => {
       scheduler: scheduler(),
       paths: { coordInfo: 'v1/tp/coord' },
     });
-    const before = sim.requestLog.length;
-    const error = await rejection(client.coordInfoBox({ bbox: BOX, filters: FILTERS }));
-    expect(error).toBeInstanceOf(EfaHttpStatusError);
-    expect(error).toMatchObject({
-      operation: 'coordInfo',
-      status: 404,
-      retryable: false,
-      excerpt: simError(404, 'no such operation: /efa/v1/tp/coord'),
-    });
-    expect(sim.requestLog.length - before).toBe(1);
+    await expectRefusedOnce(() => client.coordInfoBox({ bbox: BOX, filters: FILTERS }), 404, 'no such operation: /efa/v1/tp/coord');
   });
 
   it('a malformed boundingBoxLU: raw fetch gets 400 naming boundingBoxLU', async () => {
@@ -114,15 +114,6 @@ describe('EFA client against the simulator: wrong paths and parameters', () => {
 
   it('a 400 the client could not foresee (mapName) surfaces as EfaHttpStatusError 400, not retried', async () => {
     const client = createEfaClient({ baseUrl: sim.url, transport: createFetchTransport(), scheduler: scheduler() });
-    const before = sim.requestLog.length;
-    const error = await rejection(client.coordInfoBox({ bbox: BOX, filters: FILTERS, mapName: 'MRCV' }));
-    expect(error).toBeInstanceOf(EfaHttpStatusError);
-    expect(error).toMatchObject({
-      operation: 'coordInfo',
-      status: 400,
-      retryable: false,
-      excerpt: simError(400, 'mapName: only WGS84[dd.ddddd] is served, got "MRCV"'),
-    });
-    expect(sim.requestLog.length - before).toBe(1);
+    await expectRefusedOnce(() => client.coordInfoBox({ bbox: BOX, filters: FILTERS, mapName: 'MRCV' }), 400, 'mapName: only WGS84[dd.ddddd] is served, got "MRCV"');
   });
 });
