@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { migrate } from '../src/db/migrate.js';
 import { CACHE_DIR_ENV } from '../src/db/pglite-cache.js';
 import { openDb } from '../src/db/open.js';
+import { seedFromTemplate } from '../src/db/pglite-template.js';
 import { ensureFreshBuild } from './helpers/fresh-build.js';
 import { createRunRoot, sweepStaleTemp } from './helpers/temp-root.js';
 
@@ -102,13 +103,10 @@ async function selectDatabase(project: TestProject): Promise<() => Promise<void>
     const pglite = await PGlite.create({ dataDir: templateDir, ...(await pgliteEngine()) });
     await pglite.exec('CREATE EXTENSION IF NOT EXISTS postgis');
     await pglite.close();
-    await cp(templateDir, migratedTemplateDir, { recursive: true });
-    const db = await openDb(`pglite:${migratedTemplateDir}`);
-    try {
-      await migrate(db);
-    } finally {
-      await db.close();
-    }
+    // The migrated one is a copy of the template every CLI the tests spawn seeds a new database from
+    // (src/db/pglite-template.ts, in the run's cache folder): built once here, before the workers
+    // start, instead of once more by the first CLIs of both workers at the same moment.
+    if (!(await seedFromTemplate(migratedTemplateDir))) throw new Error('the migrated PGlite template could not be made in the cache folder');
   } catch (error) {
     await removeTemplates();
     throw error;

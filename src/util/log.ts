@@ -1,5 +1,4 @@
 import { isSecretName, REDACTED, redactDeep, redactText } from './redact.js';
-import { createLogUpdate } from 'log-update';
 import { pino } from 'pino';
 import { createRequire } from 'node:module';
 
@@ -50,6 +49,8 @@ export function redactSecretsInText(text: string): string {
   return redactText(text);
 }
 
+type LogUpdate = ReturnType<typeof import('log-update').createLogUpdate>;
+
 /** A stream as far as the terminal questions go: is it one, and how wide. */
 export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
 
@@ -61,13 +62,28 @@ export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean; r
  */
 export class LogOutput {
   readonly interactive: boolean;
-  #frame: ReturnType<typeof createLogUpdate> | undefined;
+  #frame: LogUpdate | undefined;
   #status: string | undefined;
+  /** Settles once a status line can be drawn (log-update loaded), or at once where none ever is. */
+  readonly ready: Promise<void>;
 
   constructor(readonly stream: OutputStream) {
     // A terminal of no width (a pseudo-terminal nobody sized, as `script` or some CI runners give)
     // would wrap the status line after every character: lines there, as on a pipe.
     this.interactive = stream.isTTY === true && stream.columns !== 0;
+    // log-update only where a status line can be drawn: its string-width compiles Unicode property
+    // regular expressions when loaded (~0.1 s of every start), and a scheduler's output is no terminal.
+    // The status line waits for it; log lines never do.
+    this.ready = !this.interactive
+      ? Promise.resolve()
+      : import('log-update').then(
+          ({ createLogUpdate }) => {
+            // The cursor stays visible: a run killed mid-bar must not leave the user's terminal without one.
+            this.#frame = createLogUpdate(this.stream, { showCursor: true });
+            if (this.#status !== undefined) this.#frame(this.#status);
+          },
+          () => undefined, // no status line, only log lines
+        );
   }
 
   /** Writes one or more whole lines (the text ends with a line feed). */
@@ -87,10 +103,8 @@ export class LogOutput {
       return;
     }
     if (!this.interactive) return;
-    // The cursor stays visible: a run killed mid-bar must not leave the user's terminal without one.
-    this.#frame ??= createLogUpdate(this.stream, { showCursor: true });
     this.#status = text;
-    this.#frame(text);
+    this.#frame?.(text);
   }
 }
 

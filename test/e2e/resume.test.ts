@@ -12,6 +12,7 @@ import { runCli } from '../helpers/cli.js';
 import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 import { builtCli } from '../helpers/built-cli.js';
+import { startGate } from '../helpers/gate.js';
 
 const today = '2026-11-22';
 const region = [9.1, 48.72, 9.26, 48.82] as const;
@@ -129,23 +130,36 @@ describe('one run at a time, and partial runs delete nothing', () => {
 
   it('a second run of the same job exits 4 and names the holder run', async () => {
     const file = join(dir, 'slow.json');
-    await writeFile(file, JSON.stringify(job('slow', 3)));
-    const args = ['run', file, '--db', db.url, '--base-url', sim.url];
-    // The first run announces its run id on stderr once it holds the lock; start the second then.
-    const child = spawn(process.execPath, [builtCli, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    const firstDone = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      child.stderr.on('data', (d: Buffer) => {
-        seen += d.toString();
-        if (/run \d+ of job slow started/.test(seen)) resolve();
+    await writeFile(file, JSON.stringify(job('slow', 50)));
+    // The first run waits at a shut gate once it holds the lock, alive and mid-night, until the
+    // second has given up; then it finishes at its own rate.
+    const gate = await startGate(sim.url);
+    try {
+      const child = spawn(process.execPath, [builtCli, 'run', file, '--db', db.url, '--base-url', gate.url], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+      const firstDone = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // The first run announces its run id on stderr once it holds the lock; start the second then.
+      await new Promise<void>((resolve, reject) => {
+        let seen = '';
+        const watch = (d: Buffer): void => {
+          seen += d.toString();
+          if (!/run \d+ of job slow started/.test(seen)) return;
+          child.stderr.off('data', watch);
+          child.stderr.resume();
+          gate.shut();
+          resolve();
+        };
+        child.stderr.on('data', watch);
+        child.on('close', () => reject(new Error(`first run ended before starting: ${seen.slice(-500)}`)));
       });
-      child.on('close', () => reject(new Error(`first run ended before starting: ${seen.slice(-500)}`)));
-    });
-    const second = await runCli([...args, '--json']);
-    expect(second.code).toBe(4);
-    expect(second.stderr).toMatch(/run 1\b/);
-    expect(await firstDone).toBe(0);
+      const second = await runCli(['run', file, '--db', db.url, '--base-url', sim.url, '--json']);
+      expect(second.code).toBe(4);
+      expect(second.stderr).toMatch(/run 1\b/);
+      gate.open();
+      expect(await firstDone).toBe(0);
+    } finally {
+      gate.open();
+      await gate.stop();
+    }
   }, 400_000);
 
   it('a tile that fails keeps its objects; the next complete run finishes the job', async () => {

@@ -36,7 +36,10 @@ describe('log lines and the progress bar', () => {
 
   it('on a terminal, never share a line: the bar stays below whole log lines and is gone after the run', async () => {
     const stream = fakeStream(true);
-    const log = createLogger({ format: 'pretty', stream });
+    const output = new LogOutput(stream);
+    // The status line is drawn once log-update is loaded, which a terminal's output starts at once.
+    await output.ready;
+    const log = createLogger({ format: 'pretty', output });
     let requests = 0;
     const progress = new Progress(log, { requests: () => requests, retries: () => 4, allowedRate: () => 10 }, 'bar');
     progress.start();
