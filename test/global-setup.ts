@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -106,7 +106,16 @@ async function selectDatabase(project: TestProject): Promise<() => Promise<void>
     // The migrated one is a copy of the template every CLI the tests spawn seeds a new database from
     // (src/db/pglite-template.ts, in the run's cache folder): built once here, before the workers
     // start, instead of once more by the first CLIs of both workers at the same moment.
-    if (!(await seedFromTemplate(migratedTemplateDir))) throw new Error('the migrated PGlite template could not be made in the cache folder');
+    // With EFA_SYNC_PGLITE_TEMPLATE=0 there is none: the copy of the PostGIS one is migrated here.
+    if (!(await seedFromTemplate(migratedTemplateDir))) {
+      await cp(templateDir, migratedTemplateDir, { recursive: true });
+      const db = await openDb(`pglite:${migratedTemplateDir}`);
+      try {
+        await migrate(db);
+      } finally {
+        await db.close();
+      }
+    }
   } catch (error) {
     await removeTemplates();
     throw error;

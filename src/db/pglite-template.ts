@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../util/package-root.js';
-import { migrate } from './migrate.js';
+import { workerEntry } from '../util/worker-entry.js';
 import { pgliteCacheDir } from './pglite-cache.js';
-import { openPglite } from './pglite.js';
 
 /*
  * A new embedded database is a copy of a template: a data directory with PostGIS created and every
@@ -68,6 +68,16 @@ async function pruneOtherTemplates(cache: string, current: string, now = Date.no
   }
 }
 
+/** PostGIS and every migration in the new database `dir`, on a worker thread (pglite-template-worker.ts). */
+async function buildTemplate(dir: string): Promise<void> {
+  const { url, execArgv } = workerEntry('pglite-template-worker', import.meta.url);
+  const worker = new Worker(url, { workerData: { dir }, execArgv });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the embedded database's template could not be built (its thread exited with code ${code})`))));
+  });
+}
+
 /** The migrated template of this installed version, built in the cache when it is not there yet. */
 async function migratedTemplate(cache: string): Promise<string> {
   const dir = join(cache, `pglite-template-${await templateKey()}`);
@@ -81,12 +91,7 @@ async function migratedTemplate(cache: string): Promise<string> {
   // the same moment, never leaves a half template behind a name that says it is complete.
   const building = await mkdtemp(`${dir}.building-`);
   try {
-    const db = await openPglite(building);
-    try {
-      await migrate(db);
-    } finally {
-      await db.close();
-    }
+    await buildTemplate(building);
     await rename(building, dir).catch(async (e: NodeJS.ErrnoException) => {
       // Another process renamed its own first: that one is as good.
       if (e.code !== 'ENOTEMPTY' && e.code !== 'EEXIST') throw e;

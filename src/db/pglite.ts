@@ -15,7 +15,6 @@ type PGliteInstance = import('@electric-sql/pglite').PGlite;
  */
 export async function openPglite(location: string, options: OpenDbOptions = {}, prepareNew?: (dataDir: string) => Promise<unknown>): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const engine = await pgliteEngine(options.geometry !== false);
   const memory = location === 'memory' || location === 'memory:' || location === '';
   const given = memory ? undefined : resolve(location);
   if (given) await mkdir(given, { recursive: true });
@@ -29,6 +28,10 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
       throw e;
     });
   }
+  // After prepareNew: a first new database on a machine builds the template on a thread of its own,
+  // which derives the cached PostGIS bundle there; this thread then reads the cached one and never
+  // holds the garbage of deriving it beside the template's build (peak 1.06 GB -> see docs).
+  const engine = await pgliteEngine(options.geometry !== false);
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     ...engine,

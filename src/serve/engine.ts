@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EngineReply, EngineRequest, EngineWorkerData } from './engine-worker.js';
+import { workerEntry } from '../util/worker-entry.js';
 
 /** PGlite could not answer: the worker was terminated (cancel, SIGTERM) or died. */
 export class EngineStoppedError extends Error {
@@ -13,12 +12,6 @@ type Pending = { resolve: (reply: EngineReply) => void; reject: (e: Error) => vo
 /** Distributive Omit, so each request kind keeps its own fields. */
 type RequestBody<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-/** The worker's entry: the compiled .js next to this file, or the .ts source when run through tsx (tests). */
-function workerEntry(): { url: URL; execArgv: string[] } {
-  const js = new URL('./engine-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return { url: js, execArgv: [] };
-  return { url: new URL('./engine-worker.ts', import.meta.url), execArgv: ['--import', 'tsx'] };
-}
 
 /**
  * The main thread's side of PGlite-in-a-worker (see engine-worker.ts): one request at a time, and
@@ -37,7 +30,7 @@ export class Engine {
   ) {}
 
   async start(): Promise<void> {
-    const { url, execArgv } = workerEntry();
+    const { url, execArgv } = workerEntry('engine-worker', import.meta.url);
     const worker = new Worker(url, { workerData: this.data, execArgv });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {
