@@ -68,7 +68,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const timeZone = deploymentTimeZone(job, opts.loaded.region);
   // The budget's floor now and the rest once the night is sized, so the probe need not wait for it.
   const givenBudget = job.limits.requestBudget;
-  const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget: givenBudget ?? MIN_REQUEST_BUDGET, timeZone: timeZone.zone });
+  const startingBudget = givenBudget ?? MIN_REQUEST_BUDGET;
+  const jobClient = createJobClient(job, { log, transport: opts.transport, signal, requestBudget: startingBudget, timeZone: timeZone.zone });
   // Fail fast: a wrong base URL or path, a refused credential, an unknown host or another dialect
   // is a configuration error (exit 2) before anything is planned, not a night of failed tiles.
   // Through the run's own scheduler and transport: the probe keeps to its rate, budget and limits,
@@ -88,7 +89,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     throw error;
   }
   const requestBudget = givenBudget ?? Math.max(MIN_REQUEST_BUDGET, 10 * planned);
-  jobClient.scheduler.extendBudget(requestBudget - (givenBudget ?? MIN_REQUEST_BUDGET));
+  jobClient.scheduler.extendBudget(requestBudget - startingBudget);
   assertUpstreamUsable(await probing);
   const lock = await db.lockJob(job.name);
   try {
