@@ -61,6 +61,12 @@ async function serve(dataDir: string, args: readonly string[], env: NodeJS.Proce
   };
 }
 
+/** Resolves once `done()` holds, polling; gives up after 30 s so that the expectation after it fails with its own message. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 describe('efa-sync serve against a hostile client', () => {
   let dir: string;
   let dataDir: string;
@@ -190,7 +196,10 @@ describe('efa-sync serve against a hostile client', () => {
     const password = 'served-Secret-7';
     const served = await serve(dataDir, ['--host', '0.0.0.0', '--password-env', 'MY_SERVE_PASSWORD'], { MY_SERVE_PASSWORD: password });
     try {
-      expect(served.stderr()).toMatch(/serving on 0\.0\.0\.0: every machine that reaches port \d+ can try the password/);
+      // stdout and stderr are two pipes: the warning may arrive after the address line that said serve is up.
+      const warning = /serving on 0\.0\.0\.0: every machine that reaches port \d+ can try the password/;
+      await until(() => warning.test(served.stderr()) || served.child.exitCode !== null);
+      expect(served.stderr()).toMatch(warning);
       const connectWith = async (pw: string | undefined): Promise<string> => {
         const c = new pg.Client({ host: '127.0.0.1', port: served.port, user: 'anyone', database: 'postgres', ...(pw === undefined ? {} : { password: pw }) });
         try {

@@ -13,8 +13,10 @@ import { dbComparable, truthComparable } from '../helpers/compare.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 import { builtCli } from '../helpers/built-cli.js';
 import { startGate } from '../helpers/gate.js';
+import { cliRunDate } from '../helpers/clock.js';
 
-const today = '2026-11-22';
+// The CLI's run date, which the simulator's day follows (see test/helpers/clock.ts).
+const today = cliRunDate();
 const region = [9.1, 48.72, 9.26, 48.82] as const;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -95,9 +97,7 @@ describe('crash safety: runs killed at any moment resume to the same database', 
 
     const opened = await openDb(db.url);
     try {
-      // The CLI asks AddInfo for the notices current on the machine's date, not the simulator's.
-      const runDate = new Date().toISOString().slice(0, 10);
-      const truth = truthComparable(sim.world.truth([...region], { types: ['STOP', 'POI_POINT'], date: runDate }));
+      const truth = truthComparable(sim.world.truth([...region], { types: ['STOP', 'POI_POINT'], date: today }));
       expect(await dbComparable(opened)).toEqual(truth);
       // Nothing twice: every key was inserted exactly once, all in the one resumed run.
       const twice = await sql<{ n: number }>`

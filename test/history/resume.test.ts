@@ -8,6 +8,7 @@ import { HISTORY_RELATIONS } from '../../src/history/index.js';
 import { changeWorld, startSimulator, type Simulator } from '../../src/sim/index.js';
 import type { RunSummary } from '../../src/run/index.js';
 import { runCli } from '../helpers/cli.js';
+import { cliRunDate } from '../helpers/clock.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 
 /**
@@ -16,7 +17,8 @@ import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
  * history an uninterrupted night keeps: the versions are written in the statements that change the
  * rows, so a rolled-back transaction takes its versions along and a resumed run writes each once.
  */
-const today = '2026-11-22';
+// The CLI's run date, which the simulator's day follows (see test/helpers/clock.ts).
+const today = cliRunDate();
 const region = [9.1, 48.72, 9.26, 48.82] as const;
 
 const job = {
@@ -96,7 +98,7 @@ describe('history survives a crash: a resumed night keeps what an uninterrupted 
     // The world changes between the nights: pins removed, moved and added, a stop renamed, a line
     // rerouted, a notice ended.
     const w = sim.world;
-    const before = w.truth([...region], { types: ['STOP', 'POI_POINT'], date: new Date().toISOString().slice(0, 10) });
+    const before = w.truth([...region], { types: ['STOP', 'POI_POINT'], date: today });
     changeWorld(w, 0.06, 5);
     const stop = w.truth([...region], { types: ['STOP'] }).pins[4]!;
     w.renamePin(stop.key, `${stop.name} (neu)`);
