@@ -164,8 +164,11 @@ describe.runIf(dbKind() === 'pglite')('a new embedded database from the migrated
     const stale = join(cache, 'pglite-template-0000000000000000dead');
     const recent = join(cache, 'pglite-template-0000000000000000beef');
     for (const dir of [stale, recent]) await mkdir(dir, { recursive: true });
-    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    // Both ages from the process's clock (the one the pruning reads), not one from the file system's.
+    const now = new Date();
+    const eightDaysAgo = new Date(now.getTime() - 8 * 24 * 3600 * 1000);
     await utimes(stale, eightDaysAgo, eightDaysAgo);
+    await utimes(recent, now, now);
     expect(await seedFromTemplate(join(parent, 'pruned'))).toBe(true);
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(recent)).toBe(true);
