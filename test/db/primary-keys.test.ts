@@ -35,4 +35,14 @@ describe('primary keys', () => {
       ORDER BY 1`.execute(t.db.kysely);
     expect(keyless.rows.map((r) => r.name)).toEqual([]);
   });
+
+  it('and every view of efa shows source, whose keys repeat across sources (issue 45 point 6)', async () => {
+    const views = await sql<{ name: string }>`
+      SELECT c.relname::text AS name
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'efa' AND c.relkind IN ('v', 'm')
+        AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname IN ('source', 'sources') AND NOT a.attisdropped)
+      ORDER BY 1`.execute(t.db.kysely);
+    expect(views.rows.map((r) => r.name)).toEqual([]);
+  });
 });
