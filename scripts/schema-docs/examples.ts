@@ -1,4 +1,10 @@
-/** The example queries of docs/schema.md; the schema-docs test runs each one on both databases. */
+/**
+ * The example queries of docs/schema.md; the schema-docs test runs each one on both databases, and
+ * test/docs/sql-examples.test.ts on the warehouse `npm start` leaves (with a second source), where each
+ * must answer rows unless it says `-- may be empty: <why>`. Dates come from the warehouse's own runs
+ * and keys from a subquery, never written out: a new warehouse has neither March nor STOP:de:08111:6008.
+ * A key is unique only within its source (two deployments may share a stop id): group and join by both.
+ */
 export interface ExampleQuery {
   readonly title: string;
   readonly sql: string;
@@ -7,12 +13,12 @@ export interface ExampleQuery {
 export const exampleQueries: readonly ExampleQuery[] = [
   {
     title: 'Stops inside each operating area',
-    sql: `SELECT a.provider_id, a.area_id, a.name, count(s.pin_key) AS stops
+    sql: `SELECT a.source, a.provider_id, a.area_id, a.name, count(s.pin_key) AS stops
 FROM efa.operating_areas a
-LEFT JOIN efa.stops s ON s.deleted_at IS NULL AND ST_Intersects(a.geom, s.geom)
+LEFT JOIN efa.stops s ON s.source = a.source AND s.deleted_at IS NULL AND ST_Intersects(a.geom, s.geom)
 WHERE a.deleted_at IS NULL
-GROUP BY a.area_key, a.provider_id, a.area_id, a.name
-ORDER BY stops DESC, a.area_key;`,
+GROUP BY a.source, a.area_key, a.provider_id, a.area_id, a.name
+ORDER BY a.source, stops DESC, a.area_key;`,
   },
   {
     title: 'Lines per stop',
@@ -27,9 +33,9 @@ ORDER BY line_count DESC, s.name;
   },
   {
     title: 'Notices valid today, with the lines they name',
-    sql: `SELECT notice_id, type, severity, title, valid_from, valid_to, line_names
+    sql: `SELECT source, notice_id, type, severity, title, valid_from, valid_to, line_names
 FROM efa.active_notices
-ORDER BY valid_to NULLS LAST, notice_id;`,
+ORDER BY source, valid_to NULLS LAST, notice_id;`,
   },
   {
     title: 'What changed last night',
@@ -47,45 +53,51 @@ ORDER BY c.relation, c.op, c.key;`,
   },
   {
     title: 'Where the latest sweep may have missed objects',
-    sql: `SELECT job_name, tile_id, status, hits, attempts, error, last_fetched_at
+    sql: `-- may be empty: a sweep whose every tile was answered completely missed nothing
+SELECT source, job_name, tile_id, status, hits, attempts, error, last_fetched_at
 FROM efa.tile_coverage
 WHERE capped OR failed OR status = 'pending'
 ORDER BY job_name, tile_id;`,
   },
   {
     title: 'One stop across deployments (sources), by its global id',
-    sql: `SELECT global_id, name, sources, stop_ids, ST_AsText(geom) AS where_
+    sql: `-- may be empty: with one source (npm start's demo alone) no stop is in two
+SELECT global_id, name, sources, stop_ids, ST_AsText(geom) AS where_
 FROM efa.stop_places
 WHERE cardinality(sources) > 1
 ORDER BY name
 LIMIT 20;`,
   },
   {
-    title: 'Stops on 2026-03-01 (the warehouse as of any time)',
+    title: 'Stops as they were after the first night (the warehouse as of any time)',
     sql: `-- every relation with history has efa.<relation>_as_of(at): its live rows as they were then
+-- (any time works: '2026-03-01', now() - interval '30 days'; here the end of the first finished run)
 SELECT source, id AS stop_id, name, geom, version_from, version_to
-FROM efa.pins_as_of('2026-03-01')
+FROM efa.pins_as_of((SELECT min(finished_at) FROM efa.runs WHERE status IN ('succeeded', 'partial')))
 WHERE type = 'STOP'
-ORDER BY name;`,
+ORDER BY source, name;`,
   },
   {
-    title: 'Stops moved more than 50 m this year',
-    sql: `-- where each stop stood on 1 January beside where it stands now (net of moves in between)
+    title: 'Stops moved more than 50 m since the first night',
+    sql: `-- may be empty: a warehouse of one night has seen no stop move
+-- where each stop stood after the first night beside where it stands now (net of moves in between)
 SELECT n.source, n.id AS stop_id, o.name AS name_then, n.name AS name_now,
        round(ST_Distance(o.geom::geography, n.geom::geography)::numeric, 1) AS moved_m
-FROM efa.pins_as_of(date_trunc('year', now())) o
+FROM efa.pins_as_of((SELECT min(finished_at) FROM efa.runs WHERE status IN ('succeeded', 'partial'))) o
 JOIN efa.pins_as_of(now()) n ON n.source = o.source AND n.pin_key = o.pin_key
 WHERE n.type = 'STOP' AND NOT ST_DWithin(o.geom::geography, n.geom::geography, 50)
 ORDER BY moved_m DESC;`,
   },
   {
-    title: 'What changed between two days, and every version of one object',
-    sql: `-- added, removed and changed keys with the old and the new row as JSON
-SELECT change, key, old ->> 'name' AS name_before, new ->> 'name' AS name_after
-FROM efa.diff('pins', '2026-03-01', '2026-03-31')
-ORDER BY change, key;
--- one stop's versions, oldest first (ended_by NULL: the current one)
-SELECT name, ST_AsText(geom) AS where_, version_from, version_to, ended_by
-FROM efa.pins_versions('STOP:de:08111:6008');`,
+    title: 'What changed in the last week, and every version of one object',
+    sql: `-- added, removed and changed keys with the old and the new row as JSON (any two times: '2026-03-01', '2026-03-31')
+SELECT source, change, key, old ->> 'name' AS name_before, new ->> 'name' AS name_after
+FROM efa.diff('pins', now() - interval '7 days', now())
+ORDER BY source, change, key;
+-- one stop's versions, oldest first (ended_by NULL: the current one); a key is unique within its
+-- source, so give both: efa.pins_versions('STOP:de:08111:6008', 'vvs'), here the first stop by name
+SELECT v.source, v.name, ST_AsText(v.geom) AS where_, v.version_from, v.version_to, v.ended_by
+FROM (SELECT source, pin_key FROM efa.stops WHERE deleted_at IS NULL ORDER BY name, source LIMIT 1) s
+CROSS JOIN LATERAL efa.pins_versions(s.pin_key, s.source) v;`,
   },
 ];

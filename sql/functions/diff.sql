@@ -32,4 +32,4 @@ BEGIN
     WHERE a.j IS DISTINCT FROM b.j
     ORDER BY 1, 2$q$, k, diff.relation || '_as_of') USING from_at, to_at;
 END $$;
-COMMENT ON FUNCTION efa.diff(text, timestamptz, timestamptz) IS 'What changed in a relation with history between two times: one row per key added, removed or changed, with the old and new row as JSON (fid, first_run, changed_run, content_hash and the version times left out). SELECT * FROM efa.diff(''pins'', ''2026-03-01'', now()).';
+COMMENT ON FUNCTION efa.diff(text, timestamptz, timestamptz) IS 'What changed in a relation with history between two times: one row per key added, removed or changed, with the old and new row as JSON (fid, first_run, changed_run, content_hash and the version times left out). Any two times, such as ''2026-03-01''; over the last week: SELECT * FROM efa.diff(''pins'', now() - interval ''7 days'', now()).';

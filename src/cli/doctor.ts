@@ -3,12 +3,14 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { DatabaseRefusedError, dbUrlFrom, openDb, readMigrations, redactUrl, type Db } from '../db/index.js';
-import type { DialectName } from '../efa/dialects/index.js';
+import { createEfaClient } from '../efa/client.js';
+import { dialectFor, type DialectName } from '../efa/dialects/index.js';
 import { probeUpstream } from '../run/probe.js';
 import type { ProbeOutcome } from '../run/probe-outcome.js';
 import { ExitCode } from '../errors.js';
-import { loadJob } from '../job/index.js';
-import { describeError } from '../http/index.js';
+import { loadJob, resolveHeaders, type Job, type ResolvedRegion } from '../job/index.js';
+import { createFetchTransport, createRequestScheduler, describeError } from '../http/index.js';
+import { regionBBox } from '../tiling/index.js';
 import { addCommonOptions, type CommonOptions } from './common.js';
 
 /** `ok` passes; `warn` is worth a look but not a failure; `fail` makes doctor exit 1; `skip` was not checked. */
@@ -123,10 +125,55 @@ async function upstreamChecks(jobArg: string, opts: DoctorOptions): Promise<Doct
     for (const c of result.checks) {
       checks.push({ name: c.operation, status: probeStatus[c.outcome], message: `${result.baseUrl}: ${c.message}`, ...(c.hint ? { hint: c.hint } : {}) });
     }
+    if (result.checks.some((c) => c.operation === 'coordInfo' && c.outcome === 'ok')) checks.push(...(await regionTypeChecks(loaded, opts)));
   } catch (e) {
     checks.push({ name: 'upstream', status: 'fail', message: describeError(e) });
   }
   return checks;
+}
+
+/**
+ * The probe asks a few hundred metres at the region's centre, where 0 records is normal. A region the
+ * upstream has no data for (a city's job pointed at the simulator, whose world is around Stuttgart)
+ * also answers 0 there, and then the run ends with exit 3: one CoordInfo per swept type over the
+ * region's whole box (max 1) tells the two apart.
+ */
+async function regionTypeChecks(loaded: { readonly job: Job; readonly region: ResolvedRegion }, opts: DoctorOptions): Promise<DoctorCheck[]> {
+  const { job } = loaded;
+  const types = job.sweeps.coord?.types ?? [];
+  if (types.length === 0) return [];
+  const headers = resolveHeaders(job, process.env);
+  const client = createEfaClient({
+    baseUrl: opts.baseUrl !== undefined && opts.baseUrl !== '' ? opts.baseUrl : job.baseUrl,
+    transport: createFetchTransport(),
+    scheduler: createRequestScheduler({
+      requestsPerSecond: job.rateLimit.requestsPerSecond, concurrency: Math.min(types.length, 4), retries: 1,
+      timeoutMs: Math.min(job.rateLimit.timeoutMs, 15_000),
+    }),
+    dialect: dialectFor(opts.dialect ?? job.dialect),
+    headers,
+    ...(job.paths ? { paths: job.paths } : {}),
+    secretNames: Object.keys(headers),
+  });
+  const bbox = regionBBox(loaded.region);
+  const found = await Promise.all(types.map(async (type) => {
+    try {
+      return { type, n: (await client.coordInfoBox({ bbox: [bbox[0], bbox[1], bbox[2], bbox[3]], filters: [{ type }], max: 1 })).records.length };
+    } catch (e) {
+      return { type, n: undefined, error: describeError(e) };
+    }
+  }));
+  const none = found.filter((f) => f.n === 0).map((f) => f.type);
+  const failed = found.filter((f) => f.n === undefined).map((f) => `${f.type}: ${f.error ?? ''}`);
+  const box = bbox.map((v) => v.toFixed(4)).join(', ');
+  if (failed.length > 0) return [{ name: 'region', status: 'warn', message: `could not ask the region [${box}] for ${failed.join('; ')}` }];
+  if (none.length === 0) return [{ name: 'region', status: 'ok', message: `the region [${box}] answers objects of every swept type (${types.join(', ')})` }];
+  return [{
+    name: 'region', status: 'warn',
+    message: `the region [${box}] answers no object of the swept type${none.length === 1 ? '' : 's'} ${none.join(', ')}` +
+      (none.length === types.length ? ': a run would store nothing and exit 3' : ''),
+    hint: 'is the region where the deployment has data? The simulator\'s world lies in lon 9.05–9.30, lat 48.70–48.85 (docs/simulator.md)',
+  }];
 }
 
 /** Every check of `efa-sync doctor`: the database, its schema and runs, and a job's upstream when one is named. */

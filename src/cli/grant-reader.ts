@@ -35,6 +35,10 @@ export function registerGrantReader(program: Command): void {
           `${result.created ? 'created' : 'updated'} role ${result.role} (${result.login ? 'LOGIN, password set' : result.created ? 'NOLOGIN' : 'login unchanged'}): ` +
             `USAGE on schema efa, SELECT on all its tables and views, and on future tables created by ${result.defaultsFor.join(', ')}`,
         );
+        // The docs once showed the command without --login: say what such a role is good for, and how to get one that logs in.
+        if (result.created && !result.login) {
+          log.info(`role ${result.role} cannot log in: GRANT ${result.role} TO an existing user, or run again with --login and $EFA_READER_PASSWORD set`);
+        }
       }
     } finally {
       await db.close();

@@ -119,7 +119,9 @@ export function asOfSql(t: HistoryTable): string {
   const comment =
     `The live ${t.history.label} (${qualifiedName(t)}) as they were at a time: current rows whose changed_run started at or before it, ` +
     `and versions from ${qualifiedName(t)}_history whose valid range contains it; version_from/version_to say when each was current ` +
-    `(version_to NULL: still current). SELECT * FROM ${asOfFunction(t)}('2026-03-01').`;
+    // The example's time comes from the warehouse's runs: a written date answers nothing in a newer one.
+    `(version_to NULL: still current). Any time, such as '2026-03-01'; after the first run: ` +
+    `SELECT * FROM ${asOfFunction(t)}((SELECT min(finished_at) FROM efa.runs)).`;
   return `CREATE OR REPLACE FUNCTION ${asOfFunction(t)}(at timestamptz)
 RETURNS TABLE (${typed(t)}, version_from timestamptz, version_to timestamptz)
 LANGUAGE sql STABLE AS $$

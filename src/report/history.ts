@@ -1,14 +1,10 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { loadWhatChanged, type RunRelationChanges, type WhatChanged } from '../history/index.js';
 import { esc, num, px } from './escape.js';
 
 /** The report's window: what changed in the run's source over the 30 days up to the run's end. */
-export async function loadWhatChangedForRun(db: Db, run: { readonly runId: string; readonly startedAt: Date; readonly finishedAt: Date | null }): Promise<WhatChanged | undefined> {
-  const r = await sql<{ source: string }>`SELECT source FROM efa.runs WHERE run_id = ${run.runId}::bigint`.execute(db.kysely);
-  const source = r.rows[0]?.source;
-  if (source === undefined) return undefined;
-  return loadWhatChanged(db.kysely, { source, until: run.finishedAt ?? run.startedAt, days: 30 });
+export async function loadWhatChangedForRun(db: Db, run: { readonly source: string; readonly startedAt: Date; readonly finishedAt: Date | null }): Promise<WhatChanged> {
+  return loadWhatChanged(db.kysely, { source: run.source, until: run.finishedAt ?? run.startedAt, days: 30 });
 }
 
 const opColors = { inserted: '#33a02c', updated: '#1f78b4', deleted: '#e31a1c' } as const;
@@ -65,7 +61,7 @@ function changesLegend(): string {
 const coord = (lon: number, lat: number): string => `${lon.toFixed(6)}, ${lat.toFixed(6)}`;
 
 /** The report's "What changed" section: the last days' changes per run and relation, renamed and moved stops. */
-export function renderWhatChangedSection(w: WhatChanged): string {
+export function renderWhatChangedSection(w: WhatChanged, source: string): string {
   const period = `${w.since.toISOString().slice(0, 10)} to ${w.until.toISOString().slice(0, 10)}`;
   const chart = w.runs.length
     ? `<p class="legend">${changesLegend()}</p>${renderChangesPerRunChart(w.runs)}`
@@ -82,6 +78,6 @@ export function renderWhatChangedSection(w: WhatChanged): string {
     ? `<table><thead><tr><th>when (UTC)</th><th>run</th><th>stop</th><th>what</th><th>before</th><th>after</th><th>moved (m)</th></tr></thead><tbody>${rows.join('')}</tbody></table>` +
       (w.moreStops > 0 ? `<p class="note">${esc(num(w.moreStops))} more not listed: SELECT * FROM efa.pins_versions('&lt;pin_key&gt;') shows any stop's versions.</p>` : '')
     : '<p>No stop was renamed or moved in this period.</p>';
-  return `<section><h2>What changed (last ${esc(w.days)} days)</h2><p class="note">Changes per run and relation of this source from ${esc(period)} (efa.changes_per_run): each relation has its own scale.</p>${chart}` +
+  return `<section><h2>What changed (last ${esc(w.days)} days)</h2><p class="note">Changes per run and relation of source ${esc(source)} from ${esc(period)} (efa.changes_per_run): each relation has its own scale.</p>${chart}` +
     `<h3>Renamed and moved stops</h3><p class="note">From the kept versions (efa.pins_history): the version a run replaced and the one it wrote.</p>${stops}</section>`;
 }

@@ -12,7 +12,7 @@ function snapshotSection(d: ReportData): string {
   if (!s) return '';
   const at = s.vehicles.takenAt ? s.vehicles.takenAt.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—';
   return `<section><h2>Sharing vehicles over time</h2><p class="note">Vehicles available (not known to be unavailable) per provider in each snapshot of job ` +
-    `${esc(s.job)} over the 24 hours up to its latest (${esc(at)}: ${num(s.vehicles.total)} vehicles, drawn on the map below). ` +
+    `${esc(s.job)} of source ${esc(d.run.source)} over the 24 hours up to its latest (${esc(at)}: ${num(s.vehicles.total)} vehicles, drawn on the map below). ` +
     `Snapshots with a failed or capped tile have a gap: they are grey bands, not counted and never drawn as zero.</p>${renderAvailabilityChart(s)}</section>`;
 }
 
@@ -52,7 +52,7 @@ function summarySection(d: ReportData, retries: number): string {
   const r = d.run;
   const units = r.meta?.units ?? {};
   const rows: [string, string][] = [
-    ['job', esc(r.job)], ['run', esc(r.runId)], ['status', `<span class="status s-${esc(r.status)}">${esc(r.status)}</span>`],
+    ['job', esc(r.job)], ['source', esc(r.source)], ['run', esc(r.runId)], ['status', `<span class="status s-${esc(r.status)}">${esc(r.status)}</span>`],
     ['started', esc(iso(r.startedAt))], ['finished', esc(iso(r.finishedAt))],
     ['duration', r.durationS === null ? '—' : `${num(r.durationS, 1)} s`],
     ['requests', requestsCell(r)],
@@ -96,7 +96,7 @@ function rowsSection(d: ReportData): string {
     const s = rel.find((r) => r.relation === n);
     return [esc(n), ...[s?.inserted, s?.updated, s?.deleted, s?.unchanged].map((v) => num(v ?? 0)), `${logged(n, 'insert')} / ${logged(n, 'update')} / ${logged(n, 'delete')}`];
   });
-  return `<section><h2>Rows per relation</h2><p class="legend">${rowsLegend()}</p>${rel.length ? renderRowsChart(rel) : '<p>No rows were written.</p>'}` +
+  return `<section><h2>Rows per relation</h2><p class="note">Rows of source ${esc(d.run.source)} this run wrote.</p><p class="legend">${rowsLegend()}</p>${rel.length ? renderRowsChart(rel) : '<p>No rows were written.</p>'}` +
     table(['relation', 'inserted', 'updated', 'deleted', 'unchanged', 'efa.changes ins / upd / del'], rows, 'num') + '</section>';
 }
 
@@ -146,7 +146,7 @@ function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
   const strata = tileStrata(tiles);
   const [shaded] = strata;
   const several = shaded !== undefined && strata.length > 1;
-  const live = renderLiveMap({ extent: d.extent, strata, areas: d.areas, layers: d.layers }, problemList(tiles));
+  const live = renderLiveMap({ extent: d.extent, strata, areas: d.areas, layers: d.layers, source: d.run.source }, problemList(tiles));
   const s = d.stops;
   const stopNote = s.cellDeg === null
     ? `${num(s.total)} stops, one dot each.`
@@ -154,7 +154,7 @@ function mapSection(d: ReportData): { html: string; live: LiveMap | null } {
   const capped = (p: { total: number; shown: readonly unknown[] }, what: string): string =>
     p.shown.length < p.total ? ` Only the first ${num(p.shown.length)} of ${num(p.total)} ${what} are drawn.` : '';
   const html = `<section><h2>Map</h2>
-<p class="note">The area this run swept, as squares (tiles): each is one question to the server. Darker squares held more objects per km². ` +
+<p class="note">Stops, points of interest, parking and operating areas of source <b>${esc(d.run.source)}</b> only: a warehouse may hold other sources over the same area. The area this run swept, as squares (tiles): each is one question to the server. Darker squares held more objects per km². ` +
     `<b>Red dashed squares failed</b> after every retry and <b>orange squares were capped</b>: data there may be incomplete, and nothing there was marked deleted. ` +
     `Drag to pan, scroll or use + and − to zoom, hover a stop, a tile or an area for its name, and tick the layers on the right to show or hide them. ` +
     (several ? `This run swept the area in ${num(strata.length)} strata, each asking for some types: each stratum's tiles are layers of their own, ` +
@@ -166,7 +166,7 @@ ${live.markup}
     `<div><span class="key"><i class="k-capped"></i>capped (answer limit reached, too small to split)</span>` +
     `<span class="key"><i class="k-failed"></i>failed after every retry</span><span class="key"><i class="k-area"></i>sharing operating area (${d.areas.length})</span>` +
     `<span class="key"><i class="k-stop"></i>stop</span></div></div>
-<figcaption class="note">The printable map: ${shadedTilesNote(strata)} ${stopNote} Stops and operating areas as stored after this run, within the swept area. ` +
+<figcaption class="note">The printable map: ${shadedTilesNote(strata)} ${stopNote} Stops and operating areas of source ${esc(d.run.source)} as stored after this run, within the swept area. ` +
     `North is up; the bar shows the scale. Area: longitude ${esc(d.extent[0].toFixed(4))} to ${esc(d.extent[2].toFixed(4))}, latitude ${esc(d.extent[1].toFixed(4))} to ${esc(d.extent[3].toFixed(4))}.</figcaption></figure></section>`;
   return { html, live };
 }
@@ -200,7 +200,7 @@ export function renderReportHtml(d: ReportData, generatedAt: Date = new Date()):
     const units = d.units.filter((u) => u.operation === op).length;
     return [esc(op), units > 0 ? num(units) : '—', counted[op] === undefined ? '—' : num(counted[op]), num(timeline.buckets.reduce((n, b) => n + (b[op] ?? 0), 0))];
   });
-  const title = `efa-sync report: run ${d.run.runId} of ${d.run.job}`;
+  const title = `efa-sync report: run ${d.run.runId} of ${d.run.job} (source ${d.run.source})`;
   // A snapshot run writes no entity row and no unit of work: its sections are the snapshot's own.
   const snapshotRun = d.snapshotRun;
   const map = mapSection(d);
@@ -216,7 +216,7 @@ ${d.units.length ? renderTimeline(timeline) : '<p>No unit of work was recorded.<
 "Requests" are counted as they were sent (the run's summary line and --json have the same); the probe of the upstream before planning has no unit.</p>
 ${table(['operation', 'units', 'requests', 'in the chart'], byOp, 'num')}</section>
 ${rowsSection(d)}
-${d.whatChanged ? renderWhatChangedSection(d.whatChanged) : ''}
+${d.whatChanged ? renderWhatChangedSection(d.whatChanged, d.run.source) : ''}
 ${problemsSection(d.units)}`}
 ${snapshotSection(d)}
 ${map.html}

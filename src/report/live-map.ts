@@ -17,6 +17,8 @@ export interface LiveMapInput {
   readonly strata: readonly TileStratum[];
   readonly areas: readonly ReportArea[];
   readonly layers: ReportLayers;
+  /** The run's source: the point and area layers hold its rows only, and their names say so. */
+  readonly source: string;
 }
 
 export interface LiveMap {
@@ -129,11 +131,12 @@ const setup = String.raw`(function () {
 
   var count = function (name, shown, total) { return name + ' <span class="n">(' + fmt(total) + (shown < total ? ', ' + fmt(shown) + ' drawn' : '') + ')</span>'; };
   var overlays = {};
-  overlays[count('Stops', data.stops.length, data.totals.stops)] = stops;
-  overlays[count('Points of interest', data.pois.length, data.totals.pois)] = pois;
-  overlays[count('Parking', data.parking.length, data.totals.parking)] = parking;
-  if (data.vehicles.length > 0) overlays[count('Sharing vehicles (latest snapshot)', data.vehicles.length, data.totals.vehicles)] = vehicles;
-  overlays[count('Sharing operating areas', data.areas.length, data.areas.length)] = areas;
+  var of = ' of ' + esc(data.source);
+  overlays[count('Stops' + of, data.stops.length, data.totals.stops)] = stops;
+  overlays[count('Points of interest' + of, data.pois.length, data.totals.pois)] = pois;
+  overlays[count('Parking' + of, data.parking.length, data.totals.parking)] = parking;
+  if (data.vehicles.length > 0) overlays[count('Sharing vehicles' + of + ' (latest snapshot)', data.vehicles.length, data.totals.vehicles)] = vehicles;
+  overlays[count('Sharing operating areas' + of, data.areas.length, data.areas.length)] = areas;
   strata.forEach(function (st) {
     ['done', 'capped', 'failed'].forEach(function (s) {
       var n = st.byStatus[s].getLayers().length;
@@ -175,6 +178,7 @@ export function renderLiveMap(m: LiveMapInput, problemList: string): LiveMap {
   const round = (v: number): number => Math.round(v * 1e6) / 1e6;
   const data = {
     extent: m.extent,
+    source: m.source,
     strata: m.strata.map((stratum) => {
       // Each stratum's own scale: its hits count its own types, so its shades compare like with like.
       const scale = densityScale(stratum.tiles.filter((t) => t.status !== 'failed'));

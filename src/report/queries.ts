@@ -19,6 +19,8 @@ export class RunNotFoundError extends ConfigError {
 export interface ReportRun {
   readonly runId: string;
   readonly job: string;
+  /** The run's source (efa.runs.source): the map and its layers show this source's rows only. */
+  readonly source: string;
   readonly status: string;
   readonly startedAt: Date;
   readonly finishedAt: Date | null;
@@ -123,15 +125,16 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
     SELECT relation, op, count(*)::int AS n FROM efa.changes WHERE run_id = ${run.runId}::bigint
     GROUP BY relation, op ORDER BY relation, op`.execute(db.kysely);
   const extent = await mapExtent(db, run, units);
-  const areas = extent ? await loadAreas(db, extent) : [];
-  const stops = extent ? await loadStops(db, extent, opts.maxStopDots ?? maxStopDots) : { total: 0, cellDeg: null, dots: [] };
+  // A warehouse may hold several sources over the same city: the map is of the run's own (issue 45 point 6).
+  const areas = extent ? await loadAreas(db, run.source, extent) : [];
+  const stops = extent ? await loadStops(db, run.source, extent, opts.maxStopDots ?? maxStopDots) : { total: 0, cellDeg: null, dots: [] };
   const none: ReportPoints = { total: 0, shown: [] };
   const cap = opts.maxLayerPoints ?? maxLayerPoints;
-  const parking = snapshotRun ? await loadParkingSnapshot(db, run.runId, cap) : extent ? await loadPoints(db, extent, [PARKING], cap) : none;
+  const parking = snapshotRun ? await loadParkingSnapshot(db, run.runId, cap) : extent ? await loadPoints(db, run.source, extent, [PARKING], cap) : none;
   const layers: ReportLayers = extent
-    ? { stops: await loadPoints(db, extent, ['STOP'], cap), pois: await loadPoints(db, extent, ['POI_POINT', 'POI_AREA'], cap), parking }
+    ? { stops: await loadPoints(db, run.source, extent, ['STOP'], cap), pois: await loadPoints(db, run.source, extent, ['POI_POINT', 'POI_AREA'], cap), parking }
     : { stops: none, pois: none, parking };
-  const snapshots = await loadSnapshotReport(db, run.runId, cap);
+  const snapshots = await loadSnapshotReport(db, run.runId, run.source, cap);
   const withVehicles: ReportLayers = snapshots ? { ...layers, vehicles: { total: snapshots.vehicles.total, shown: snapshots.vehicles.shown } } : layers;
   const whatChanged = snapshotRun ? undefined : await loadWhatChangedForRun(db, run);
   return { run, units, changes: changes.rows, extent, areas, stops, layers: withVehicles, snapshotRun, ...(snapshots ? { snapshots } : {}), ...(whatChanged ? { whatChanged } : {}) };
@@ -140,11 +143,11 @@ export async function loadReportData(db: Db, runId: string | undefined, opts: { 
 async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
   if (runId !== undefined && !/^\d+$/.test(runId)) throw new RunNotFoundError(`--run: expected a run id (an integer), got "${runId}"`, 'run');
   const r = await sql<{
-    run_id: string; job_name: string; status: string; started_at: Date; finished_at: Date | null;
+    run_id: string; job_name: string; source: string; status: string; started_at: Date; finished_at: Date | null;
     duration_s: number | null; requests: number; stats: unknown; meta: unknown; error: string | null; options: Record<string, unknown> | null;
   }>`
     -- ORDER BY names the table's column: a bare run_id would be the text alias, where '9' > '12'.
-    SELECT run_id::text AS run_id, job_name, status, started_at, finished_at, requests, stats, meta, error, options,
+    SELECT run_id::text AS run_id, job_name, source, status, started_at, finished_at, requests, stats, meta, error, options,
            extract(epoch FROM (finished_at - started_at))::float8 AS duration_s
     FROM efa.runs
     WHERE ${runId ?? null}::bigint IS NULL OR run_id = ${runId ?? null}::bigint
@@ -152,7 +155,7 @@ async function loadRun(db: Db, runId: string | undefined): Promise<ReportRun> {
   const row = r.rows[0];
   if (!row) throw new RunNotFoundError(runId === undefined ? 'no run recorded yet: run a job first' : `--run: no run ${runId} in efa.runs`, 'run');
   return {
-    runId: row.run_id, job: row.job_name, status: row.status, startedAt: new Date(row.started_at), finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+    runId: row.run_id, job: row.job_name, source: row.source, status: row.status, startedAt: new Date(row.started_at), finishedAt: row.finished_at ? new Date(row.finished_at) : null,
     durationS: row.duration_s, requests: row.requests, stats: readRelationCounts(row.stats), meta: readRunMeta(row.meta, row.stats), error: row.error, options: row.options ?? {},
   };
 }
@@ -267,7 +270,8 @@ async function mapExtent(db: Db, run: ReportRun, units: readonly ReportUnit[]): 
   // A run without CoordInfo (an OpArea-only job): frame what is stored.
   const r = await sql<{ x0: number | null; y0: number | null; x1: number | null; y1: number | null }>`
     WITH e AS (SELECT ST_SetSRID(ST_Extent(g)::geometry, 4326) AS g FROM (
-      SELECT geom AS g FROM efa.operating_areas WHERE deleted_at IS NULL UNION ALL SELECT geom FROM efa.stops WHERE deleted_at IS NULL) s)
+      SELECT geom AS g FROM efa.operating_areas WHERE source = ${run.source} AND deleted_at IS NULL
+      UNION ALL SELECT geom FROM efa.stops WHERE source = ${run.source} AND deleted_at IS NULL) s)
     SELECT ST_XMin(g) AS x0, ST_YMin(g) AS y0, ST_XMax(g) AS x1, ST_YMax(g) AS y1 FROM e`.execute(db.kysely);
   const e = r.rows[0];
   return e && e.x0 !== null && e.y0 !== null && e.x1 !== null && e.y1 !== null ? [e.x0, e.y0, e.x1, e.y1] : null;
@@ -275,14 +279,14 @@ async function mapExtent(db: Db, run: ReportRun, units: readonly ReportUnit[]): 
 
 const envelope = (e: BBox) => sql`ST_MakeEnvelope(${e[0]}::float8, ${e[1]}::float8, ${e[2]}::float8, ${e[3]}::float8, 4326)`;
 
-async function loadAreas(db: Db, e: BBox): Promise<ReportArea[]> {
+async function loadAreas(db: Db, source: string, e: BBox): Promise<ReportArea[]> {
   // About one pixel of a 900 px map: finer detail only costs bytes.
   const tolerance = Math.max(e[2] - e[0], e[3] - e[1]) / 1200;
   const r = await sql<{ area_key: string; provider_id: string; name: string | null; gj: string | null }>`
     SELECT area_key, provider_id, name,
            ST_AsGeoJSON(ST_CollectionExtract(ST_SimplifyPreserveTopology(ST_Intersection(geom, ${envelope(e)}), ${tolerance}::float8), 3), 6) AS gj
     FROM efa.operating_areas
-    WHERE deleted_at IS NULL AND geom IS NOT NULL AND ST_Intersects(geom, ${envelope(e)})
+    WHERE source = ${source} AND deleted_at IS NULL AND geom IS NOT NULL AND ST_Intersects(geom, ${envelope(e)})
     ORDER BY area_key`.execute(db.kysely);
   return r.rows.map((a) => ({ key: a.area_key, provider: a.provider_id, name: a.name, polygons: a.gj ? polygonsOf(JSON.parse(a.gj) as GeoJsonGeometry) : [] }));
 }
@@ -298,20 +302,20 @@ function polygonsOf(g: GeoJsonGeometry): [number, number][][][] {
   return [];
 }
 
-async function loadStops(db: Db, e: BBox, maxDots: number): Promise<ReportStops> {
+async function loadStops(db: Db, source: string, e: BBox, maxDots: number): Promise<ReportStops> {
   const count = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM efa.stops WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})`.execute(db.kysely);
+    SELECT count(*)::int AS n FROM efa.stops WHERE source = ${source} AND deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})`.execute(db.kysely);
   const total = count.rows[0]?.n ?? 0;
   if (total <= maxDots) {
     const r = await sql<{ lon: number; lat: number; n: number }>`
       SELECT ST_X(geom) AS lon, ST_Y(geom) AS lat, 1 AS n FROM efa.stops
-      WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)}) ORDER BY pin_key`.execute(db.kysely);
+      WHERE source = ${source} AND deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)}) ORDER BY pin_key`.execute(db.kysely);
     return { total, cellDeg: null, dots: r.rows };
   }
   const cellDeg = Math.max(e[2] - e[0], e[3] - e[1]) / gridCells;
   const r = await sql<{ lon: number; lat: number; n: number }>`
     SELECT avg(ST_X(geom))::float8 AS lon, avg(ST_Y(geom))::float8 AS lat, count(*)::int AS n FROM efa.stops
-    WHERE deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})
+    WHERE source = ${source} AND deleted_at IS NULL AND ST_Intersects(geom, ${envelope(e)})
     GROUP BY floor(ST_X(geom) / ${cellDeg}::float8), floor(ST_Y(geom) / ${cellDeg}::float8) ORDER BY 1, 2`.execute(db.kysely);
   return { total, cellDeg, dots: r.rows };
 }
@@ -320,12 +324,12 @@ async function loadStops(db: Db, e: BBox, maxDots: number): Promise<ReportStops>
  * The current pins of some types in the extent, with their names, for the interactive map. Reads
  * efa.pins by column name only, so columns added to it later do not matter here.
  */
-async function loadPoints(db: Db, e: BBox, types: readonly string[], cap: number): Promise<ReportPoints> {
+async function loadPoints(db: Db, source: string, e: BBox, types: readonly string[], cap: number): Promise<ReportPoints> {
   const r = await sql<{ lon: number; lat: number; name: string | null; total: number }>`
     SELECT round(ST_X(geom)::numeric, 6)::float8 AS lon, round(ST_Y(geom)::numeric, 6)::float8 AS lat, name,
            count(*) OVER ()::int AS total
     FROM efa.pins
-    WHERE deleted_at IS NULL AND type = ANY(${types as string[]}::text[]) AND geom IS NOT NULL AND ST_Intersects(geom, ${envelope(e)})
+    WHERE source = ${source} AND deleted_at IS NULL AND type = ANY(${types as string[]}::text[]) AND geom IS NOT NULL AND ST_Intersects(geom, ${envelope(e)})
     ORDER BY pin_key LIMIT ${cap}`.execute(db.kysely);
   return { total: r.rows[0]?.total ?? 0, shown: r.rows.map((p) => [p.lon, p.lat, p.name ?? ''] as const) };
 }

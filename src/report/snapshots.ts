@@ -23,13 +23,13 @@ export interface SnapshotReport {
 }
 
 /**
- * Of the report's run when it took vehicle snapshots, else of the job that took the latest one;
+ * Of the report's run when it took vehicle snapshots, else of the job of the run's source that took the latest one;
  * undefined when no vehicle snapshot exists. The series covers the 24 hours before the latest snapshot.
  */
-export async function loadSnapshotReport(db: Db, runId: string, cap: number): Promise<SnapshotReport | undefined> {
+export async function loadSnapshotReport(db: Db, runId: string, source: string, cap: number): Promise<SnapshotReport | undefined> {
   const pick = await sql<{ job_name: string; run_id: string; taken_at: Date }>`
     SELECT job_name, run_id::text AS run_id, taken_at FROM efa.snapshots
-    WHERE kind = 'vehicles' AND status <> 'failed'
+    WHERE kind = 'vehicles' AND status <> 'failed' AND source = ${source}
       AND job_name = coalesce((SELECT job_name FROM efa.snapshots WHERE run_id = ${runId}::bigint AND kind = 'vehicles'), job_name)
     ORDER BY (run_id = ${runId}::bigint) DESC, taken_at DESC LIMIT 1`.execute(db.kysely);
   const latest = pick.rows[0];
@@ -38,7 +38,7 @@ export async function loadSnapshotReport(db: Db, runId: string, cap: number): Pr
     SELECT s.taken_at, s.status, v.provider_id, count(v.*) FILTER (WHERE v.available IS NOT FALSE)::int AS available
     FROM efa.snapshots s
     LEFT JOIN efa.vehicle_snapshots v ON s.status = 'complete' AND v.run_id = s.run_id AND v.taken_at = s.taken_at
-    WHERE s.kind = 'vehicles' AND s.job_name = ${latest.job_name}
+    WHERE s.kind = 'vehicles' AND s.source = ${source} AND s.job_name = ${latest.job_name}
       AND s.taken_at > ${latest.taken_at}::timestamptz - interval '24 hours' AND s.taken_at <= ${latest.taken_at}
     GROUP BY s.taken_at, s.status, v.provider_id ORDER BY s.taken_at, v.provider_id`.execute(db.kysely);
   const series = new Map<number, { at: Date; status: AvailabilityPoint['status']; byProvider: Record<string, number> | null }>();

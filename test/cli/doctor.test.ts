@@ -124,6 +124,8 @@ describe('efa-sync doctor', () => {
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-doctor-'));
     await writeFile(join(dir, 'good.json'), JSON.stringify(allOperations(sim.url, sim.world.bbox)));
     await writeFile(join(dir, 'wrong-path.json'), JSON.stringify(allOperations(`${sim.url}/nope`, sim.world.bbox)));
+    // Berlin: outside the simulator's world, where every request is answered and nothing is found.
+    await writeFile(join(dir, 'elsewhere.json'), JSON.stringify(allOperations(sim.url, [13.3, 52.45, 13.45, 52.55])));
   }, 120_000);
   afterAll(async () => {
     await sim?.stop();
@@ -158,11 +160,21 @@ describe('efa-sync doctor', () => {
     expect(byName['runs']).toMatchObject({ status: 'warn' });
     expect(byName['runs']?.message).toMatch(/stuck-job/);
     for (const op of ['coordInfo', 'stopFinder', 'addInfo', 'opArea']) expect(byName[op]?.status).toBe('ok');
+    expect(byName['region']).toMatchObject({ status: 'ok' });
+    expect(byName['region']?.message).toMatch(/every swept type \(POI_POINT, STOP\)/);
 
     const bad = await runCli(['doctor', join(dir, 'wrong-path.json'), '--db', dbUrl.url]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/^fail +coordInfo +.*HTTP 404.*paths\.coordInfo/m);
-    expect(bad.stdout.trim().split('\n').length).toBe(report.checks.length);
+    // The region is asked only of an upstream whose CoordInfo answered.
+    expect(bad.stdout.trim().split('\n').length).toBe(report.checks.filter((c) => c.name !== 'region').length);
+  }, 120_000);
+
+  it('warns when the region answers no object of a swept type (a job outside the simulator\'s world)', async () => {
+    const r = await runCli(['doctor', join(dir, 'elsewhere.json'), '--db', dbUrl.url]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ok +coordInfo +.*0 records/m);
+    expect(r.stdout).toMatch(/^warn +region +the region \[13\.3000, 52\.4500, 13\.4500, 52\.5500\] answers no object of the swept types POI_POINT, STOP: a run would store nothing and exit 3 +→ .*docs\/simulator\.md/m);
   }, 120_000);
 
   it('does not create an embedded database by looking for one', async () => {

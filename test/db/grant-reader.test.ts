@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/index.js';
 import { grantReader, ReaderNotReadOnlyError, scramSha256Verifier, validateRoleName } from '../../src/db/grant.js';
 import { ConfigError } from '../../src/errors.js';
+import { runCli } from '../helpers/cli.js';
 import { dbKind, openTestDb, type TestDb } from '../helpers/db.js';
 
 describe('grant-reader: role names and passwords', () => {
@@ -39,7 +40,8 @@ describe('grant-reader on PostgreSQL', () => {
   const writer = `efa_writer_${suffix}`;
   const owner = `efa_owner_${suffix}`;
   const member = `efa_member_${suffix}`;
-  const roles = [reader, loginReader, writer, member, owner];
+  const cliReader = `efa_cli_${suffix}`;
+  const roles = [reader, loginReader, writer, member, owner, cliReader];
   let t: TestDb | undefined;
 
   const asRole = async (role: string, statement: string): Promise<void> => {
@@ -94,6 +96,12 @@ describe('grant-reader on PostgreSQL', () => {
     const r = await sql<{ login: boolean; super: boolean }>`
       SELECT rolcanlogin AS login, rolsuper AS super FROM pg_roles WHERE rolname = ${reader}`.execute(t!.db.kysely);
     expect(r.rows).toEqual([{ login: false, super: false }]);
+  });
+
+  it.skipIf(!onServer)('says, from the CLI, that a role made without --login cannot log in and how to get one that can', async () => {
+    const r = await runCli(['grant-reader', cliReader, '--db', t!.url, '--log-format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`role ${cliReader} cannot log in: GRANT ${cliReader} TO an existing user, or run again with --login`);
   });
 
   it.skipIf(!onServer)('lets the reader SELECT every table, view and materialized view in efa', async () => {

@@ -70,3 +70,26 @@ export function headingAnchors(markdown: string): Set<string> {
   }
   return anchors;
 }
+
+/** A fenced code block: its info string (after the backticks: `sql`, `sql duckdb`), its text, its first line's number. */
+export interface FencedBlock {
+  readonly info: string;
+  readonly code: string;
+  /** 1-based line of the opening fence. */
+  readonly line: number;
+}
+
+/** Every fenced block (```), with its info string. */
+export function fencedBlocks(markdown: string): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
+  let open: { info: string; line: number; lines: string[] } | undefined;
+  markdown.split('\n').forEach((text, i) => {
+    const fence = /^\s*```(.*)$/.exec(text);
+    if (fence && open === undefined) open = { info: (fence[1] ?? '').trim(), line: i + 1, lines: [] };
+    else if (fence && open !== undefined) {
+      blocks.push({ info: open.info, code: open.lines.join('\n'), line: open.line });
+      open = undefined;
+    } else open?.lines.push(text);
+  });
+  return blocks;
+}

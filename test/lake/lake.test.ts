@@ -9,6 +9,7 @@ import type { LakeManifest } from '../../src/lake/index.js';
 import { changeWorld, startSimulator, type Simulator } from '../../src/sim/index.js';
 import { builtCli, runBuiltCli } from '../helpers/built-cli.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
+import { fencedBlocks } from '../docs/markdown.js';
 
 /**
  * `export --lake` through the BUILT CLI, read back with DuckDB as an analyst would: snapshots at
@@ -166,6 +167,21 @@ describe.skipIf(!existsSync(builtCli))('export --lake: Hive-partitioned GeoParqu
     }
     expect(new Set(manifest.files.map((f) => f.relation))).toEqual(new Set(['vehicle_snapshots', 'parking_snapshots', 'pins_history']));
   }, 600_000);
+
+  it('answers docs/lake.md\'s DuckDB example with rows', async () => {
+    const doc = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'lake.md'), 'utf8');
+    const examples = fencedBlocks(doc).filter((b) => b.info === 'sql duckdb');
+    expect(examples.length).toBeGreaterThan(0);
+    const q = await duck();
+    try {
+      for (const example of examples) {
+        const rows = await q.all(example.code.replaceAll('/data/lake', lake).replace(/;\s*$/, ''));
+        expect(rows.length, `docs/lake.md:${example.line}`).toBeGreaterThan(0);
+      }
+    } finally {
+      q.close();
+    }
+  });
 
   it('DuckDB reads it: counts per day equal the warehouse\'s, a day filter reads one file, WKB decodes to the stored points', async () => {
     const d = await openDb(db.url);
