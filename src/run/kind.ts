@@ -51,6 +51,8 @@ export interface RunJobOptions {
    * starting, opening the database and migrating (on PGlite, seconds). Unset: the run starts when opened.
    */
   readonly waitingSinceMs?: number;
+  /** The outage circuit's pauses between probes (default 1 s doubling to 30 s); tests shorten them. */
+  readonly outagePauses?: { readonly firstPauseMs?: number; readonly maxPauseMs?: number };
 }
 
 /** What a run's observers learn when it is opened. */
