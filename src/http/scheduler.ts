@@ -89,6 +89,12 @@ export interface MeteredRequestScheduler extends RequestScheduler {
    * answers. Before it (a run's start probe), such failures are retried and fail as usual.
    */
   watchOutages(options: OutageOptions): void;
+  /**
+   * Called before each request leaves with the count it makes: a returned promise holds the request
+   * until it settles. A run records its count there ahead of sending, so a killed process leaves a
+   * count no lower than what the upstream received.
+   */
+  countBeforeSending(journal: (requestsSent: number) => Promise<void> | undefined): void;
 }
 
 /** An attempt not sent because the upstream was found down while it waited for its slot or token. */
@@ -126,6 +132,7 @@ class Scheduler implements MeteredRequestScheduler {
   #circuit: OutageCircuit | undefined;
   /** The last attempt that was answered: the outage circuit's probe sends it again. */
   #lastAnswered: ((signal: AbortSignal, attemptNo: number) => Promise<unknown>) | undefined;
+  #journal: ((requestsSent: number) => Promise<void> | undefined) | undefined;
 
   constructor(options: RequestSchedulerOptions) {
     requirePositive('requestsPerSecond', options.requestsPerSecond);
@@ -180,6 +187,10 @@ class Scheduler implements MeteredRequestScheduler {
       signal: this.#signal,
       onChange: (c) => this.#emit({ kind: 'outage', ...c }),
     });
+  }
+
+  countBeforeSending(journal: (requestsSent: number) => Promise<void> | undefined): void {
+    this.#journal = journal;
   }
 
   #probe(): Probe | undefined {
@@ -292,6 +303,8 @@ class Scheduler implements MeteredRequestScheduler {
     await this.#bucket.acquire(runSignal);
     if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
     if (!probe && this.#circuit?.holding === true) return { ok: false, error: HELD, sentAt: this.#clock.now() };
+    const journalled = this.#journal?.(this.#requestsSent + 1);
+    if (journalled !== undefined) await journalled;
 
     const controller = new AbortController();
     let timedOut = false;

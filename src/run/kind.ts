@@ -43,6 +43,11 @@ export interface RunJobOptions {
    * and reports, and OpenLineage's START.
    */
   readonly onOpened?: (live: LiveRun) => void;
+  /**
+   * Told once the run's end is committed (its status final in efa.runs), before upkeep: a stop signal
+   * from then on ends the process with this exit code and does not call the run stopped.
+   */
+  readonly onEnded?: (end: { readonly status: string; readonly exitCode: number }) => void;
   /** Snapshot jobs: the snapshot time (default: now). */
   readonly takenAt?: Date;
   /**

@@ -1,11 +1,11 @@
-import { finishRun, LeaseLostError, recordStopped, requestsSoFar, stampRunEnd } from '../db/runs.js';
+import { finishRun, LeaseLostError, recordStopped, requestsSoFar, reserveRequests, stampRunEnd, type OpenedRun } from '../db/runs.js';
 import type { RunMeta } from '../db/run-record.js';
 import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';
 import type { Db } from '../db/connect.js';
 import { assertUpstreamUsable, probeUpstream } from './probe.js';
 import { sourceOf } from '../relations/index.js';
-import { isStatementTimeout, RunStoppedError } from '../errors.js';
+import { errorText, isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { RequestScheduler } from '../http/types.js';
 import { UpstreamOutageError } from '../http/index.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
@@ -105,6 +105,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl, timeZone: `${timeZone.zone} (from the ${timeZone.from})` });
     const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget, timeZone };
     const before = await requestsSoFar(db.kysely, run.runId);
+    jobClient.scheduler.countBeforeSending(requestJournal(db, run, before, job.rateLimit.concurrency, log));
     opts.onOpened?.({
       run, runId: run.runId, source: run.source, resumed, job, secrets,
       requests: () => before + jobClient.scheduler.stats().requestsSent,
@@ -164,6 +165,8 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
   });
   if (!ending) throw new Error(`run ${run.runId}: the run's end was not settled`);
   const end: Ending = ending;
+  const exitCode = runExitCode(end.status, outcome.failure);
+  ctx.options.onEnded?.({ status: end.status, exitCode });
   await outcome.tidy();
   const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
   if (stamped) ({ durationS, finaliseS } = stamped);
@@ -173,7 +176,7 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
     source: run.source,
     dialect,
     status: end.status,
-    exitCode: runExitCode(end.status, outcome.failure),
+    exitCode,
     resumed: ctx.resumed,
     durationS,
     finaliseS,
@@ -197,6 +200,33 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
 }
 
 /**
+ * efa.runs.requests recorded ahead of sending, a block at a time (one write per block, not per
+ * request): after a SIGKILL the count is at least what was sent, at most a block above it. Every
+ * end of a run (finished, stopped) writes the exact count.
+ */
+function requestJournal(db: Db, run: OpenedRun, before: number, concurrency: number, log: RunContext['log']): (sent: number) => Promise<void> | undefined {
+  const block = Math.max(10, 2 * concurrency);
+  let recorded = before;
+  let writing: Promise<void> | undefined;
+  const ensure = async (total: number): Promise<void> => {
+    while (recorded < total) {
+      writing ??= (async () => {
+        const target = total + block - 1;
+        try {
+          await reserveRequests(db.kysely, run, target);
+        } catch (error) {
+          // The database's loss shows where the run writes; the requests go on meanwhile.
+          log.debug(`run ${run.runId}: recording the request count ahead failed: ${errorText(error)}`);
+        }
+        recorded = Math.max(recorded, target);
+      })().finally(() => (writing = undefined));
+      await writing;
+    }
+  };
+  return (sent) => (before + sent <= recorded ? undefined : ensure(before + sent));
+}
+
+/**
  * The upstream stayed down past limits.outageWaitS: the run is recorded `stopped` (resumable, like a
  * signal's stop), its requests and duration fixed now, and the command ends with exit 75, which the
  * shipped systemd unit and CronJob retry; that next run resumes it where it stopped. Nothing is
@@ -211,6 +241,7 @@ async function stopForOutage(ctx: RunContext, outage: UpstreamOutageError, befor
     ctx.secrets,
   );
   const recorded = await recordStopped(db.kysely, run, { requests, error });
+  ctx.options.onEnded?.({ status: 'stopped', exitCode: outage.exitCode });
   if (recorded === undefined) log.debug(`run ${run.runId}: its stop was not recorded (taken over); the next run resumes it all the same`);
   return {
     ...stoppedRunSummary({
