@@ -167,6 +167,8 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
   const end: Ending = ending;
   const exitCode = runExitCode(end.status, outcome.failure);
   ctx.options.onEnded?.({ status: end.status, exitCode });
+  log.debug(`run ${run.runId} ${end.status}: its end is committed; upkeep follows`);
+  failpoint('ended');
   await outcome.tidy();
   const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
   if (stamped) ({ durationS, finaliseS } = stamped);
