@@ -41,7 +41,8 @@ interface RunOptions extends CommonOptions {
  */
 export function logRunEnd(summary: RunSummary, log: Logger): void {
   const probe = summary.requestsByOperation[PROBE_OPERATION] ?? 0;
-  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''})`);
+  const down = summary.outage === undefined ? '' : `, ${summary.outage.probes} while it was down (${summary.outage.waitedS} s waited)`;
+  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''}${down})`);
   // Why a run failed or is partial: the same line as efa.runs.error (redacted there already).
   if (summary.error !== undefined && summary.status !== 'succeeded') {
     const line = `run ${summary.runId} ${summary.status}: ${summary.error}`;

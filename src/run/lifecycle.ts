@@ -239,7 +239,7 @@ async function stopForOutage(ctx: RunContext, outage: UpstreamOutageError, befor
   const scheduler = jobClient.scheduler.stats();
   const requests = before + scheduler.requestsSent;
   const error = redactText(
-    `run ${run.runId} stopped: ${outage.message}; nothing committed is lost: the next \`efa-sync run\` of job ${job.name} resumes where this one stopped (exit 75: try again later)`,
+    `${outage.message}; nothing committed is lost: the next \`efa-sync run\` of job ${job.name} resumes where this one stopped (exit 75: try again later)`,
     ctx.secrets,
   );
   const recorded = await recordStopped(db.kysely, run, { requests, error });
