@@ -55,7 +55,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {
     codes: [ExitCode.temporaryFailure],
     meaning:
-      'temporary failure (sysexits EX_TEMPFAIL): the upstream or the database cannot be reached now (connection refused, timed out, a host name that does not resolve, every operation answering 5xx) before any run was started; nothing was written',
+      'temporary failure (sysexits EX_TEMPFAIL): the upstream or the database cannot be reached now (connection refused, timed out, a host name that does not resolve, every operation answering 5xx) before any run was started, nothing written; or the upstream stopped answering mid-run for longer than `limits.outageWaitS`, the run recorded `stopped` and resumed by the next run',
     scheduler: 'retry later (minutes): an EFA server in its maintenance window, a database restarting',
   },
   {

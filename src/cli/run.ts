@@ -14,7 +14,7 @@ import { parseClock } from '../sim/clock.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, type CommonOptions } from './common.js';
 import { whenDatabaseLost } from './database.js';
-import { stopOnSignal } from './stop.js';
+import { stopOnSignal, type RunAlreadyEnded } from './stop.js';
 import { runLineage } from './lineage.js';
 import { exitCodeHelp } from './exit-code-table.js';
 import { acceptDeletionsFrom } from './accept-deletions.js';
@@ -41,7 +41,8 @@ interface RunOptions extends CommonOptions {
  */
 export function logRunEnd(summary: RunSummary, log: Logger): void {
   const probe = summary.requestsByOperation[PROBE_OPERATION] ?? 0;
-  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''})`);
+  const down = summary.outage === undefined ? '' : `, ${summary.outage.probes} while it was down (${summary.outage.waitedS} s waited)`;
+  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''}${down})`);
   // Why a run failed or is partial: the same line as efa.runs.error (redacted there already).
   if (summary.error !== undefined && summary.status !== 'succeeded') {
     const line = `run ${summary.runId} ${summary.status}: ${summary.error}`;
@@ -173,9 +174,13 @@ export function registerRun(program: Command): void {
       }
       const controller = new AbortController();
       let live: LiveRun | undefined;
+      let ended: { readonly status: string; readonly exitCode: number } | undefined;
       const stop = stopOnSignal({
         db, job: loaded.job.name, log, debug: opts.debug ?? false, controller,
-        record: (signal) => recordRunStop(signal, { live, db, job: loaded.job.name, json: opts.json ?? false, log }),
+        record: async (signal) =>
+          ended !== undefined && live !== undefined
+            ? alreadyEnded(signal, live.run.runId, ended)
+            : recordRunStop(signal, { live, db, job: loaded.job.name, json: opts.json ?? false, log }),
         ...(lineage ? { onStop: () => lineage.aborted() } : {}),
       });
       try {
@@ -205,6 +210,7 @@ export function registerRun(program: Command): void {
                 live = opened;
                 lineage?.onOpened(opened);
               },
+              onEnded: (end) => (ended = end),
               progress: stderrLogOutput().interactive && !opts.json ? 'bar' : 'lines',
               ...(takenAt !== undefined ? { takenAt } : {}),
               // The user has waited since the process started (the job, the database's opening and
@@ -237,6 +243,17 @@ export function registerRun(program: Command): void {
       }
     },
   );
+}
+
+/**
+ * A signal after the run's end was committed (during upkeep, the metrics, a hang on the way out):
+ * the end stands in efa.runs and in the exit code; the signal only cut the rest short.
+ */
+function alreadyEnded(signal: 'SIGTERM' | 'SIGINT', runId: string, end: { readonly status: string; readonly exitCode: number }): RunAlreadyEnded {
+  return {
+    line: `${signal} after run ${runId} had ended ${end.status}: its outcome stands (the upkeep after it is redone by the next run); exit ${end.exitCode}`,
+    exitCode: end.exitCode,
+  };
 }
 
 /**

@@ -8,6 +8,12 @@ const cancelGraceMs = 3_000;
 /** And recording the stop after it (a lock wait of at most 2 s on PostgreSQL, see Db.lastWord). */
 const recordGraceMs = 3_000;
 
+/** A signal that came after the run's end was committed: the end stands, said in one line. */
+export interface RunAlreadyEnded {
+  readonly line: string;
+  readonly exitCode: number;
+}
+
 export interface StopOnSignal {
   /** Set once SIGTERM or SIGINT arrived: the process is about to exit, with one line said. */
   readonly stopping: boolean;
@@ -32,8 +38,12 @@ export function stopOnSignal(o: {
   readonly controller: AbortController;
   /** Said before the process exits (OpenLineage's ABORT), within the same grace as the cancelling. */
   readonly onStop?: () => Promise<unknown>;
-  /** After the statements were cancelled: records the stop; returns the error the last line reports. */
-  readonly record?: (signal: 'SIGTERM' | 'SIGINT') => Promise<RunStoppedError>;
+  /**
+   * After the statements were cancelled: records the stop; returns the error the last line reports, or,
+   * for a run whose end was already committed, that end (its line and its own exit code: a signal after
+   * the end never rewrites the outcome).
+   */
+  readonly record?: (signal: 'SIGTERM' | 'SIGINT') => Promise<RunStoppedError | RunAlreadyEnded>;
 }): StopOnSignal {
   let stopping = false;
   const onSignal = (signal: 'SIGTERM' | 'SIGINT'): void => {
@@ -52,7 +62,8 @@ export function stopOnSignal(o: {
     // Within the grace: a stop that cannot be recorded in time leaves the run running, resumed all the same.
     void Promise.race([recorded, new Promise<RunStoppedError>((resolve) => (timer = setTimeout(() => resolve(stopped), cancelGraceMs + recordGraceMs)))]).then((last) => {
       clearTimeout(timer);
-      reportFailure(last, o.log, { debug: o.debug });
+      if (last instanceof RunStoppedError) reportFailure(last, o.log, { debug: o.debug });
+      else o.log.info(last.line, { exitCode: last.exitCode });
       process.exit(last.exitCode);
     });
   };

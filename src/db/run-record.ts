@@ -68,6 +68,8 @@ export const runMetaSchema = z.object({
   dialect: z.string(),
   requestsByOperation: z.record(z.string(), z.int().nonnegative()),
   retries: z.int().nonnegative(),
+  /** The upstream's outages in this process's part of the run: how often, seconds waited, probe requests. */
+  outage: z.object({ outages: z.int().nonnegative(), probes: z.int().nonnegative(), waitedS: z.number().nonnegative() }).optional(),
   units: z.record(z.string(), unitStatsSchema),
   rejects: z.int().nonnegative(),
   failures: z.array(unitRefSchema.extend({ error: z.string() })),

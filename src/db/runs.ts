@@ -177,7 +177,8 @@ export async function stampRunEnd(db: Kysely<Database>, run: OpenedRun, finalise
 export async function abandonRun(db: Kysely<Database>, runId: string, why: string, was: RunStatus = 'running'): Promise<void> {
   await db
     .updateTable('efa.runs')
-    .set({ status: 'failed', finished_at: new Date(), error: `${was === 'stopped' ? 'stopped' : 'interrupted'}; not resumed because ${why}`, lease: null })
+    // A stopped run ended when it stopped, a crashed one at its last sign of life: closing it later does not lengthen it.
+    .set({ status: 'failed', finished_at: sql<Date>`coalesce(finished_at, heartbeat_at, now())`, error: `${was === 'stopped' ? 'stopped' : 'interrupted'}; not resumed because ${why}`, lease: null })
     .where('run_id', '=', runId)
     .execute();
 }
@@ -195,6 +196,15 @@ export async function recordStopped(db: Kysely<Database>, run: OpenedRun, end: {
     RETURNING round(extract(epoch FROM clock_timestamp() - started_at)::numeric, 1)::float8 AS duration_s`.execute(db);
   const row = r.rows[0];
   return row ? Number(row.duration_s) : undefined;
+}
+
+/**
+ * Raises efa.runs.requests to `requests` ahead of sending them (never lowers it), while this process
+ * holds the run: a process killed mid-run leaves a count no lower than what the upstream received.
+ */
+export async function reserveRequests(db: Kysely<Database>, run: OpenedRun, requests: number): Promise<void> {
+  await sql`UPDATE efa.runs SET requests = greatest(requests, ${requests}::int)
+    WHERE run_id = ${run.runId}::bigint AND lease = ${run.lease}::uuid AND status = 'running'`.execute(db);
 }
 
 export async function requestsSoFar(db: Kysely<Database>, runId: string): Promise<number> {

@@ -46,10 +46,13 @@ export class EfaHttpStatusError extends EfaError {
   readonly retryable: boolean;
   readonly rateLimited: boolean;
   readonly retryAfterMs: number | undefined;
+  /** 5xx and 429: what a deployment in its maintenance window answers to everything. */
+  readonly outage: boolean;
 
   constructor(ctx: ReplyContext, retryAfterMs?: number) {
     super(withExcerpt(`${where(ctx)}: HTTP ${ctx.status}`, ctx), ctx);
     this.rateLimited = ctx.status === 429;
+    this.outage = ctx.status >= 500 || ctx.status === 429;
     this.retryable = ctx.status >= 500 || ctx.status === 429 || ctx.status === 408;
     this.retryAfterMs = retryAfterMs;
   }
@@ -67,9 +70,12 @@ export class EfaNotJsonError extends EfaError {
 /** An HTML page (proxy error, maintenance page, login wall), even when the status is 200. */
 export class EfaHtmlPageError extends EfaError {
   readonly retryable = true;
+  /** A proxy's 5xx page: the deployment behind it is down. */
+  readonly outage: boolean;
 
   constructor(ctx: ReplyContext) {
     super(withExcerpt(`${where(ctx)}: HTML page instead of JSON (HTTP ${ctx.status})`, ctx), ctx);
+    this.outage = ctx.status >= 500;
   }
 }
 

@@ -10,6 +10,8 @@ import type { RetryHint } from './types.js';
 export class HttpTimeoutError extends Error implements RetryHint {
   override readonly name = 'HttpTimeoutError';
   readonly retryable = true;
+  /** No status line at all: what a host that is down looks like (a dripping body is not). */
+  readonly outage: boolean;
   readonly url: string | undefined;
   /**
    * Body bytes (decompressed) that had arrived when time ran out; undefined when not even the
@@ -29,6 +31,7 @@ export class HttpTimeoutError extends Error implements RetryHint {
     super(`${operation}: ${what}${limit}${redacted === undefined ? '' : ` from ${redacted}`}`);
     this.url = redacted;
     this.receivedBytes = receivedBytes;
+    this.outage = receivedBytes === undefined;
   }
 }
 
@@ -132,6 +135,7 @@ export class RequestBudgetExceededError extends Error implements RetryHint {
 export class HttpConnectionError extends Error implements RetryHint {
   override readonly name = 'HttpConnectionError';
   readonly retryable = true;
+  readonly outage = true;
   readonly url: string | undefined;
   /** The low-level code when the runtime gave one (ECONNREFUSED, UND_ERR_SOCKET, ...). */
   readonly code: string | undefined;
@@ -214,4 +218,27 @@ export function retryHintOf(e: unknown): RetryHint {
 export function describeError(e: unknown): string {
   if (e instanceof Error) return e.message === '' ? e.name : `${e.name}: ${e.message}`;
   return String(e);
+}
+
+/**
+ * The upstream stopped answering every request mid-run and did not answer again within the job's
+ * bound (limits.outageWaitS). Terminal: the run stops at once, recorded `stopped` and resumable, and
+ * the command ends with exit 75 (try again later), which the shipped systemd unit and CronJob retry.
+ */
+export class UpstreamOutageError extends Error implements Terminal {
+  override readonly name = 'UpstreamOutageError';
+  readonly retryable = false;
+  readonly terminal = true;
+  readonly exitCode = ExitCode.temporaryFailure;
+
+  constructor(
+    readonly waitedS: number,
+    readonly probes: number,
+    /** The last outage sign seen (an error's message, redacted where it was made). */
+    readonly lastSign: string,
+  ) {
+    super(
+      `the upstream stopped answering and did not answer again within ${waitedS} s (limits.outageWaitS; ${probes} probe request${probes === 1 ? '' : 's'}; last: ${lastSign})`,
+    );
+  }
 }

@@ -12,7 +12,9 @@ export {
   RetriesExhaustedError,
   RetryAfterTooLongError,
   retryHintOf,
+  UpstreamOutageError,
 } from './errors.js';
+export { isOutageSign, OutageCircuit, type OutageChange, type OutageOptions, type OutageStats } from './outage.js';
 export {
   createFetchTransport,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -25,6 +27,7 @@ export { AdaptiveRate, type AdaptiveRateOptions, type RateChange } from './adapt
 export {
   createRequestScheduler,
   InvalidSchedulerOptionError,
+  OUTAGE_PROBE_OPERATION,
   type MeteredRequestScheduler,
   type RequestSchedulerOptions,
   type SchedulerStats,

@@ -11,48 +11,12 @@ import {
   RetryAfterTooLongError,
   retryHintOf,
 } from './errors.js';
+import { isOutageSign, OutageCircuit, type OutageOptions, type OutageStats, type Probe } from './outage.js';
+import { InvalidSchedulerOptionError, requireInteger, requireNonNegative, requirePositive, type RequestSchedulerOptions } from './scheduler-options.js';
 import { TokenBucket } from './token-bucket.js';
-import type { RequestScheduler, SchedulerEvent } from './types.js';
 
-export interface RequestSchedulerOptions {
-  /** Hard ceiling over all operations together. */
-  readonly requestsPerSecond: number;
-  /** Requests in flight at most. */
-  readonly concurrency: number;
-  /** Tries after the first one. Default 4 (five attempts in all). */
-  readonly retries?: number;
-  /** Per attempt. Default 30 000. */
-  readonly timeoutMs?: number;
-  /** Backoff base: attempt n waits up to `baseDelayMs * 2^(n-1)`. Default 500. */
-  readonly baseDelayMs?: number;
-  /** Backoff cap. Default 30 000. */
-  readonly maxDelayMs?: number;
-  /**
-   * Longest server Retry-After the scheduler waits. A longer one fails the call at once with
-   * `RetryAfterTooLongError` (a warning), so one odd header cannot park a unit of a nightly run.
-   * Default 300 000.
-   */
-  readonly maxRetryAfterMs?: number;
-  /**
-   * Requests (attempts, retries included) the scheduler sends at most over its life, i.e. one run.
-   * Past it every call fails with `RequestBudgetExceededError` without sending. Default: no budget.
-   */
-  readonly maxRequests?: number;
-  /** Rate multiplier on HTTP 429. Default 0.5. */
-  readonly backoffFactor?: number;
-  /** Lowest rate after backoff. Default 0.2. */
-  readonly minRequestsPerSecond?: number;
-  /** Successes before the rate is raised a step. Default 10. */
-  readonly recoverAfterSuccesses?: number;
-  /** Recovery step in requests per second. Default a tenth of `requestsPerSecond`. */
-  readonly recoverStep?: number;
-  /** Aborts every waiting and running attempt (shutdown). */
-  readonly signal?: AbortSignal;
-  readonly onEvent?: (event: SchedulerEvent) => void;
-  readonly clock?: Clock;
-  /** Uniform in [0, 1); injectable so tests can pin the jitter. */
-  readonly random?: () => number;
-}
+export { InvalidSchedulerOptionError, type RequestSchedulerOptions };
+import type { RequestScheduler, SchedulerEvent } from './types.js';
 
 /** Counters for the run record (`efa.runs.requests`, stats) and for logs. */
 export interface SchedulerStats {
@@ -64,7 +28,12 @@ export interface SchedulerStats {
   readonly rateLimitedReplies: number;
   /** The rate in force now (below the ceiling after backoff). */
   readonly requestsPerSecond: number;
+  /** The upstream's outages during the run (zeros until watchOutages). */
+  readonly outage: OutageStats;
 }
+
+/** The operation the outage circuit's probes are counted under (requestsByOperation.outageProbe). */
+export const OUTAGE_PROBE_OPERATION = 'outageProbe';
 
 export interface MeteredRequestScheduler extends RequestScheduler {
   readonly requestsPerSecond: number;
@@ -74,19 +43,22 @@ export interface MeteredRequestScheduler extends RequestScheduler {
    * starts: the stops whose lines are due). No effect without a budget.
    */
   extendBudget(extra: number): void;
+  /**
+   * From now on an upstream that stops answering every request opens the outage circuit (outage.ts):
+   * sending stops, a probe asks with growing pauses, and the calls go on where they were once it
+   * answers. Before it (a run's start probe), such failures are retried and fail as usual.
+   */
+  watchOutages(options: OutageOptions): void;
+  /**
+   * Called before each request leaves with the count it makes: a returned promise holds the request
+   * until it settles. A run records its count there ahead of sending, so a killed process leaves a
+   * count no lower than what the upstream received.
+   */
+  countBeforeSending(journal: (requestsSent: number) => Promise<void> | undefined): void;
 }
 
-export class InvalidSchedulerOptionError extends RangeError {
-  override readonly name = 'InvalidSchedulerOptionError';
-
-  constructor(
-    readonly option: string,
-    value: unknown,
-    expected: string,
-  ) {
-    super(`scheduler option ${option} must be ${expected}, got ${String(value)}`);
-  }
-}
+/** An attempt not sent because the upstream was found down while it waited for its slot or token. */
+const HELD = Symbol('held by the outage circuit');
 
 type Outcome<T> =
   | { readonly ok: true; readonly value: T }
@@ -116,6 +88,11 @@ class Scheduler implements MeteredRequestScheduler {
   #retryCount = 0;
   #failures = 0;
   #rateLimitedReplies = 0;
+  #calls = 0;
+  #circuit: OutageCircuit | undefined;
+  /** The last attempt that was answered: the outage circuit's probe sends it again. */
+  #lastAnswered: ((signal: AbortSignal, attemptNo: number) => Promise<unknown>) | undefined;
+  #journal: ((requestsSent: number) => Promise<void> | undefined) | undefined;
 
   constructor(options: RequestSchedulerOptions) {
     requirePositive('requestsPerSecond', options.requestsPerSecond);
@@ -161,6 +138,30 @@ class Scheduler implements MeteredRequestScheduler {
     if (Number.isFinite(this.#maxRequests)) this.#maxRequests += extra;
   }
 
+  watchOutages(options: OutageOptions): void {
+    requirePositive('maxWaitMs', options.maxWaitMs);
+    this.#circuit = new OutageCircuit(options, () => this.#probe(), {
+      clock: this.#clock,
+      // A probe that hangs must not carry the run past its bound by a whole attempt timeout.
+      probeTimeoutMs: Math.min(this.#timeoutMs, 10_000),
+      signal: this.#signal,
+      onChange: (c) => this.#emit({ kind: 'outage', ...c }),
+    });
+  }
+
+  countBeforeSending(journal: (requestsSent: number) => Promise<void> | undefined): void {
+    this.#journal = journal;
+  }
+
+  #probe(): Probe | undefined {
+    const again = this.#lastAnswered;
+    if (again === undefined) return undefined;
+    return async (timeoutMs) => {
+      const outcome = await this.#limit(() => this.#attemptOnce(OUTAGE_PROBE_OPERATION, 1, again, timeoutMs, true));
+      if (!outcome.ok) throw outcome.error;
+    };
+  }
+
   stats(): SchedulerStats {
     return {
       requestsSent: this.#requestsSent,
@@ -169,13 +170,17 @@ class Scheduler implements MeteredRequestScheduler {
       failures: this.#failures,
       rateLimitedReplies: this.#rateLimitedReplies,
       requestsPerSecond: this.#bucket.requestsPerSecond,
+      outage: this.#circuit?.stats() ?? { outages: 0, probes: 0, waitedS: 0 },
     };
   }
 
   async run<T>(operation: string, attempt: (signal: AbortSignal, attemptNo: number) => Promise<T>): Promise<T> {
-    for (let attemptNo = 1; ; attemptNo += 1) {
+    const call = (this.#calls += 1);
+    // `tries` counts against the retries; an attempt that failed while the upstream was down does not.
+    for (let attemptNo = 1, tries = 1; ; attemptNo += 1, tries += 1) {
       let outcome: Outcome<T>;
       try {
+        await this.#circuit?.ready();
         // The slot is taken before the token, not after: a token granted to a caller that then queues
         // for a slot would be spent later, and several such callers released together would burst
         // past the rate ceiling. Holding a slot while the token comes keeps grant time = send time.
@@ -183,7 +188,17 @@ class Scheduler implements MeteredRequestScheduler {
       } catch (shutdown) {
         throw this.#fail(operation, attemptNo - 1, shutdown);
       }
-      if (outcome.ok) return outcome.value;
+      if (!outcome.ok && outcome.error === HELD) {
+        // Not sent: the same attempt again once the upstream answers.
+        attemptNo -= 1;
+        tries -= 1;
+        continue;
+      }
+      if (outcome.ok) {
+        this.#lastAnswered = attempt;
+        this.#circuit?.answered();
+        return outcome.value;
+      }
 
       const { error } = outcome;
       if (this.#signal?.aborted) throw this.#fail(operation, attemptNo, this.#signal.reason);
@@ -192,15 +207,30 @@ class Scheduler implements MeteredRequestScheduler {
         this.#rateLimitedReplies += 1;
         this.#applyRate(this.#rate.rateLimited(outcome.sentAt, this.#clock.now()));
       }
+      if (this.#circuit !== undefined) {
+        if (!isOutageSign(error)) this.#circuit.answered();
+        else {
+          let down: boolean;
+          try {
+            down = await this.#circuit.isDown(call, describeError(error), tries > this.#retries);
+          } catch (stop) {
+            throw this.#fail(operation, attemptNo, stop);
+          }
+          if (down) {
+            tries -= 1;
+            continue;
+          }
+        }
+      }
       if (!hint.retryable) throw this.#fail(operation, attemptNo, error);
-      if (attemptNo > this.#retries) {
+      if (tries > this.#retries) {
         throw this.#fail(operation, attemptNo, new RetriesExhaustedError(operation, attemptNo, error));
       }
 
       if (hint.retryAfterMs !== undefined && hint.retryAfterMs > this.#maxRetryAfterMs) {
         throw this.#fail(operation, attemptNo, new RetryAfterTooLongError(operation, hint.retryAfterMs, this.#maxRetryAfterMs, error));
       }
-      const delayMs = hint.retryAfterMs ?? this.#backoff(attemptNo);
+      const delayMs = hint.retryAfterMs ?? this.#backoff(tries);
       this.#retryCount += 1;
       this.#emit({ kind: 'retry', operation, attempt: attemptNo, delayMs, reason: describeError(error) });
       try {
@@ -221,20 +251,27 @@ class Scheduler implements MeteredRequestScheduler {
     operation: string,
     attemptNo: number,
     attempt: (signal: AbortSignal, attemptNo: number) => Promise<T>,
+    timeoutMs = this.#timeoutMs,
+    probe = false,
   ): Promise<Outcome<T>> {
     const runSignal = this.#signal;
     // Checked before the token is taken, and again after: calls that queued while the budget was
     // still open must not all slip through once it is spent.
+    // So is the outage circuit: attempts queued before the upstream was found down are not sent.
     if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
+    if (!probe && this.#circuit?.holding === true) return { ok: false, error: HELD, sentAt: this.#clock.now() };
     await this.#bucket.acquire(runSignal);
     if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
+    if (!probe && this.#circuit?.holding === true) return { ok: false, error: HELD, sentAt: this.#clock.now() };
+    const journalled = this.#journal?.(this.#requestsSent + 1);
+    if (journalled !== undefined) await journalled;
 
     const controller = new AbortController();
     let timedOut = false;
     const timer = this.#clock.setTimer(() => {
       timedOut = true;
-      controller.abort(new AttemptTimeoutError(this.#timeoutMs));
-    }, this.#timeoutMs);
+      controller.abort(new AttemptTimeoutError(timeoutMs));
+    }, timeoutMs);
     // Not AbortSignal.any: that ties every attempt signal to the long-lived run signal, which older
     // Node releases did not free promptly. A listener removed in `finally` cannot leak.
     const onRunAbort = (): void => controller.abort(runSignal?.reason);
@@ -254,7 +291,7 @@ class Scheduler implements MeteredRequestScheduler {
     } catch (error) {
       // An attempt function that just rethrows the abort reason (or a generic AbortError) timed out
       // all the same; give it the one error type callers and the retry logic know.
-      const classified = timedOut && !isRetryHint(error) ? new HttpTimeoutError(operation, this.#timeoutMs) : error;
+      const classified = timedOut && !isRetryHint(error) ? new HttpTimeoutError(operation, timeoutMs) : error;
       return { ok: false, error: classified, sentAt };
     } finally {
       this.#clock.clearTimer(timer);
@@ -285,16 +322,4 @@ class Scheduler implements MeteredRequestScheduler {
       // A broken progress bar or logger must not fail a request that the API answered.
     }
   }
-}
-
-function requirePositive(option: string, value: number): void {
-  if (!Number.isFinite(value) || value <= 0) throw new InvalidSchedulerOptionError(option, value, 'a finite number > 0');
-}
-
-function requireNonNegative(option: string, value: number): void {
-  if (!Number.isFinite(value) || value < 0) throw new InvalidSchedulerOptionError(option, value, 'a finite number >= 0');
-}
-
-function requireInteger(option: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) throw new InvalidSchedulerOptionError(option, value, `an integer >= ${min}`);
 }

@@ -38,6 +38,11 @@ export interface RetryHint {
   readonly retryAfterMs?: number;
   /** True when the server said we are too fast (HTTP 429): the scheduler lowers its rate. */
   readonly rateLimited?: boolean;
+  /**
+   * True when the failure says the upstream as a whole may be down, not that this request is bad:
+   * no connection, no reply at all, 5xx, 429. The scheduler's outage circuit (outage.ts) weighs it.
+   */
+  readonly outage?: boolean;
 }
 
 /** Everything the scheduler reports, for progress bars, logs, run records and metrics. */
@@ -52,7 +57,8 @@ export type SchedulerEvent =
       readonly reason: string;
     }
   | { readonly kind: 'failure'; readonly operation: string; readonly attempts: number; readonly reason: string }
-  | { readonly kind: 'rate'; readonly requestsPerSecond: number; readonly reason: 'backoff' | 'recover' };
+  | { readonly kind: 'rate'; readonly requestsPerSecond: number; readonly reason: 'backoff' | 'recover' }
+  | { readonly kind: 'outage'; readonly state: 'down' | 'up' | 'gave-up'; readonly waitedMs: number; readonly reason?: string };
 
 /**
  * Runs attempts of one logical request under the job's limits. `attempt` receives the attempt

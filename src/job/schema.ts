@@ -82,6 +82,9 @@ export const limitsSchema = z.strictObject({
   maxRetryAfterS: z
     .number().min(0).max(86_400).default(300)
     .describe('A Retry-After longer than this many seconds fails the request with a warning instead of parking the run.'),
+  outageWaitS: z
+    .number().min(1).max(86_400).default(900)
+    .describe('How long a run waits, probing a few times a minute, for an upstream that stopped answering every request mid-run; past it the run stops, resumable (exit 75). A shorter outage costs no unit.'),
   requestBudget: z
     .number().int().positive().optional()
     .describe("Most requests one run may send; past it the run ends partial (exit 3). Default: ten times the plan's estimate, at least 20,000."),
@@ -288,7 +291,7 @@ export const jobSchema = z.strictObject({
     .number().min(0).max(100).default(5)
     .describe("Mass-deletion guard: a run that would mark more than this percentage of a relation's live rows in its scope gone (and more than 10) marks none and ends partial."),
   limits: limitsSchema
-    .default({ maxResponseMiB: 64, responseDeadlineS: 300, maxRetryAfterS: 300 })
+    .default({ maxResponseMiB: 64, responseDeadlineS: 300, maxRetryAfterS: 300, outageWaitS: 900 })
     .describe('Bounds on what one run may cost: nothing a server sends takes more memory, time or requests than these.'),
   description: z.string().optional().describe('Free text about the job, for people; efa-sync does not read it.'),
   baseUrl: z

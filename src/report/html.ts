@@ -57,6 +57,9 @@ function summarySection(d: ReportData, retries: number): string {
     ['duration', r.durationS === null ? '—' : `${num(r.durationS, 1)} s`],
     ['requests', requestsCell(r)],
     ['retries', num(retries)],
+    ...(r.meta?.outage && r.meta.outage.outages > 0
+      ? [['upstream down', esc(`${r.meta.outage.outages} time(s), ${r.meta.outage.waitedS} s waited, ${r.meta.outage.probes} probe request(s) (outageProbe)`)] as [string, string]]
+      : []),
     ...(d.snapshotRun ? [] : [['rejects', num(r.meta?.rejects ?? 0)] as [string, string]]),
     ...(r.meta && r.meta.heldDeletions.length > 0
       ? [['deletions held', `<span class="error">${r.meta.heldDeletions.map((h) => esc(`${h.relation}: ${h.wouldMark} of ${h.liveInScope} rows (over maxGonePercent ${h.maxGonePercent})`)).join('; ')}</span>`] as [string, string]]

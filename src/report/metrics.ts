@@ -9,8 +9,8 @@ import type { RunSummary } from '../run/index.js';
  * schema version 22: Prometheus keeps `job` for the scrape job (node_exporter's), so the textfile
  * collector's samples arrived as `exported_job`; a label cannot carry both names. Metrics:
  *
- * - `efa_sync_run_status{efa_job,status}`: 1 for the run's status, 0 for the two others
- *   (`succeeded`, `partial`, `failed`), so `efa_sync_run_status{status="succeeded"} == 0` alerts.
+ * - `efa_sync_run_status{efa_job,status}`: 1 for the run's status, 0 for the others
+ *   (`succeeded`, `partial`, `failed`, `stopped`: an outage past limits.outageWaitS, exit 75), so `efa_sync_run_status{status="succeeded"} == 0` alerts.
  * - `efa_sync_run_exit_code{efa_job}`: the CLI exit code (0 succeeded, 1 failed, 3 partial).
  * - `efa_sync_run_id`, `efa_sync_run_duration_seconds`, `efa_sync_run_last_timestamp_seconds` (when it ended).
  * - `efa_sync_run_last_success_timestamp_seconds{efa_job}`: when this run succeeded, its end; after a
@@ -20,6 +20,8 @@ import type { RunSummary } from '../run/index.js';
  * - `efa_sync_units{efa_job,operation,status}`: units of work (tiles, stops, circles) by outcome:
  *   done, split, capped, failed. A failed unit failed after all its retries.
  * - `efa_sync_rows{efa_job,relation,op}`: rows inserted, updated, deleted, unchanged per relation.
+ * - `efa_sync_last_run_outage_seconds{efa_job}`: when the upstream stopped answering mid-run, the seconds
+ *   waited for it; its probes are `efa_sync_last_run_requests{operation="outageProbe"}`.
  * - `efa_sync_rejects{efa_job}`, and `efa_sync_coord_request_floor_ratio{efa_job}` (CoordInfo requests over
  *   the physical floor) when CoordInfo was swept.
  *
@@ -40,7 +42,7 @@ export function renderPrometheusMetrics(
     out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) out.push(`${name}{${labelText({ efa_job: job, ...labels })}} ${valueText(value)}`);
   };
-  const statuses = ['succeeded', 'partial', 'failed'] as const;
+  const statuses = ['succeeded', 'partial', 'failed', 'stopped'] as const;
   metric('efa_sync_run_status', 'gauge', 'Outcome of the last run: 1 for its status, 0 for the others.',
     statuses.map((s) => [{ status: s }, summary.status === s ? 1 : 0]));
   metric('efa_sync_run_exit_code', 'gauge', 'Exit code of the last run (0 succeeded, 1 failed, 3 partial).', [[{}, summary.exitCode]]);
@@ -57,6 +59,9 @@ export function renderPrometheusMetrics(
   metric('efa_sync_rows', 'gauge', 'Rows written by the last run per relation and operation.', rowSamples(summary.relations));
   metric('efa_sync_rejects', 'gauge', 'Records of the last run that could not be normalised (efa.rejects).',
     [[{}, summary.rejects]]);
+  // Present once the upstream went down during the run: the seconds waited for it (its probes are in
+  // efa_sync_last_run_requests{operation="outageProbe"}).
+  if (summary.outage) metric('efa_sync_last_run_outage_seconds', 'gauge', 'Seconds the last run waited for an upstream that had stopped answering.', [[{}, summary.outage.waitedS]]);
   if (summary.coord) metric('efa_sync_coord_request_floor_ratio', 'gauge', 'CoordInfo requests over ceil(pins / maxPerRequest).', [[{}, summary.coord.ratio]]);
   return `${out.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import type { Dialect } from '../efa/dialect.js';
 import { dialectFor, type AutoDialect } from '../efa/dialects/index.js';
 import { createEfaClient, type EfaClient } from '../efa/index.js';
 import { createFetchTransport, createRequestScheduler, type MeteredRequestScheduler } from '../http/index.js';
-import type { Transport } from '../http/types.js';
+import type { SchedulerEvent, Transport } from '../http/types.js';
 import { resolveHeaders, type Job } from '../job/index.js';
 import type { Logger } from '../util/log.js';
 
@@ -48,6 +48,7 @@ export function createJobClient(
         rate = { ceiling, changes: rate.changes + 1, lowest: Math.min(rate.lowest, e.requestsPerSecond), highest: Math.max(rate.highest, e.requestsPerSecond) };
         log.debug(`rate ${e.reason === 'backoff' ? 'lowered' : 'raised'} to ${e.requestsPerSecond.toFixed(2)} req/s`);
       }
+      if (e.kind === 'outage') logOutage(log, e, job.limits.outageWaitS);
     },
   });
   const dialect = dialectFor(job.dialect);
@@ -73,4 +74,13 @@ export function createJobClient(
 export function dialectInUse(dialect: Dialect): string {
   const auto = dialect as Partial<AutoDialect>;
   return 'chosen' in dialect ? (auto.chosen?.name ?? 'auto (no answer)') : dialect.name;
+}
+
+/** What the outage circuit does, as an operator reads it in journald: three lines an outage at most. */
+function logOutage(log: Logger, e: Extract<SchedulerEvent, { kind: 'outage' }>, boundS: number): void {
+  const s = Math.round(e.waitedMs / 1000);
+  if (e.state === 'down') {
+    log.warn(`the upstream stopped answering (${e.reason ?? 'no answer'}): sending stops; one probe at a time asks it again, a few a minute, for at most ${boundS} s (limits.outageWaitS)`);
+  } else if (e.state === 'up') log.info(`the upstream answers again after ${s} s: the sweep goes on where it was`);
+  else log.error(`the upstream did not answer again within ${s} s (limits.outageWaitS): the run stops, resumable (exit 75)`);
 }

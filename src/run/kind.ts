@@ -43,6 +43,11 @@ export interface RunJobOptions {
    * and reports, and OpenLineage's START.
    */
   readonly onOpened?: (live: LiveRun) => void;
+  /**
+   * Told once the run's end is committed (its status final in efa.runs), before upkeep: a stop signal
+   * from then on ends the process with this exit code and does not call the run stopped.
+   */
+  readonly onEnded?: (end: { readonly status: string; readonly exitCode: number }) => void;
   /** Snapshot jobs: the snapshot time (default: now). */
   readonly takenAt?: Date;
   /**
@@ -51,6 +56,8 @@ export interface RunJobOptions {
    * starting, opening the database and migrating (on PGlite, seconds). Unset: the run starts when opened.
    */
   readonly waitingSinceMs?: number;
+  /** The outage circuit's pauses between probes (default 1 s doubling to 30 s); tests shorten them. */
+  readonly outagePauses?: { readonly firstPauseMs?: number; readonly maxPauseMs?: number };
 }
 
 /** What a run's observers learn when it is opened. */

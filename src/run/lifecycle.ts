@@ -1,12 +1,13 @@
-import { finishRun, LeaseLostError, requestsSoFar, stampRunEnd } from '../db/runs.js';
+import { finishRun, LeaseLostError, recordStopped, requestsSoFar, reserveRequests, stampRunEnd, type OpenedRun } from '../db/runs.js';
 import type { RunMeta } from '../db/run-record.js';
 import { knownStopCount } from '../db/known.js';
 import { migrate } from '../db/migrate.js';
 import type { Db } from '../db/connect.js';
 import { assertUpstreamUsable, probeUpstream } from './probe.js';
 import { sourceOf } from '../relations/index.js';
-import { isStatementTimeout, RunStoppedError } from '../errors.js';
+import { errorText, isStatementTimeout, RunStoppedError } from '../errors.js';
 import type { RequestScheduler } from '../http/types.js';
+import { UpstreamOutageError } from '../http/index.js';
 import { isSnapshotJob, resolveHeaders, validateJob, type LoadedJob } from '../job/index.js';
 import { deploymentTimeZone } from '../job/time-zone.js';
 import { snapshotRun } from './snapshot.js';
@@ -17,7 +18,7 @@ import { failpoint } from '../util/failpoint.js';
 import { collectSecrets, redactText } from '../util/redact.js';
 import type { Ending, Outcome, RunContext, RunJobOptions, RunKind } from './kind.js';
 import { openRun } from './open.js';
-import { runExitCode, seconds, type RunSummary } from './summary.js';
+import { runExitCode, seconds, stoppedRunSummary, type RunSummary } from './summary.js';
 
 export type { LiveRun, RunJobOptions } from './kind.js';
 
@@ -91,6 +92,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
   const requestBudget = givenBudget ?? Math.max(MIN_REQUEST_BUDGET, 10 * planned);
   jobClient.scheduler.extendBudget(requestBudget - startingBudget);
   assertUpstreamUsable(await probing);
+  // From here an upstream that stops answering is waited for (a pause, not a lost night); before,
+  // the probe said whether it answers at all (exit 75 when not: nothing was started).
+  jobClient.scheduler.watchOutages({ maxWaitMs: job.limits.outageWaitS * 1000, ...opts.outagePauses });
   const lock = await db.lockJob(job.name);
   try {
     const { run, resumed } = await openRun({ db, log, loaded: opts.loaded, job, full, resumable: kind.resumable, secrets, timeZone: timeZone.zone, waitingSinceMs: opts.waitingSinceMs });
@@ -101,6 +105,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     log.info(`run ${run.runId} of job ${job.name} ${resumed ? 'resumed' : 'started'} (source ${run.source})`, { baseUrl: redactText(job.baseUrl, secrets), db: db.displayUrl, timeZone: `${timeZone.zone} (from the ${timeZone.from})` });
     const ctx: RunContext = { options: opts, db, log, job, loaded: opts.loaded, run, resumed, full, secrets, jobClient, planned, requestBudget, timeZone };
     const before = await requestsSoFar(db.kysely, run.runId);
+    jobClient.scheduler.countBeforeSending(requestJournal(db, run, before, job.rateLimit.concurrency, log));
     opts.onOpened?.({
       run, runId: run.runId, source: run.source, resumed, job, secrets,
       requests: () => before + jobClient.scheduler.stats().requestsSent,
@@ -115,6 +120,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunSummary> {
     if (opts.signal?.aborted) throw opts.signal.reason;
     const { failure } = outcome;
     if (failure instanceof LeaseLostError || failure instanceof RunStoppedError || (kind.resumable && isStatementTimeout(failure))) throw failure;
+    if (failure instanceof UpstreamOutageError && kind.resumable) return await stopForOutage(ctx, failure, before);
     return await finish(ctx, outcome, before);
   } finally {
     await lock.release();
@@ -145,6 +151,7 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
       dialect,
       requestsByOperation: scheduler.requestsByOperation,
       retries: scheduler.retries,
+      ...(scheduler.outage.outages > 0 ? { outage: scheduler.outage } : {}),
       units: { ...ending.units },
       rejects: ending.rejects,
       failures: ending.failures.slice(0, 50),
@@ -158,6 +165,10 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
   });
   if (!ending) throw new Error(`run ${run.runId}: the run's end was not settled`);
   const end: Ending = ending;
+  const exitCode = runExitCode(end.status, outcome.failure);
+  ctx.options.onEnded?.({ status: end.status, exitCode });
+  log.debug(`run ${run.runId} ${end.status}: its end is committed; upkeep follows`);
+  failpoint('ended');
   await outcome.tidy();
   const stamped = await stampRunEnd(db.kysely, run, finaliseStartedAt);
   if (stamped) ({ durationS, finaliseS } = stamped);
@@ -167,7 +178,7 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
     source: run.source,
     dialect,
     status: end.status,
-    exitCode: runExitCode(end.status, outcome.failure),
+    exitCode,
     resumed: ctx.resumed,
     durationS,
     finaliseS,
@@ -175,6 +186,7 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
     requestsByOperation: scheduler.requestsByOperation,
     retries: scheduler.retries,
     rate: jobClient.rateChanges(),
+    ...(scheduler.outage.outages > 0 ? { outage: scheduler.outage } : {}),
     relations: end.relations,
     stats: { ...end.relations, _units: end.units, _rejects: end.rejects },
     units: { ...end.units },
@@ -186,6 +198,61 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
     db: db.displayUrl,
     ...(end.error ? { error: end.error } : {}),
     ...(await outcome.report()),
+  };
+}
+
+/**
+ * efa.runs.requests recorded ahead of sending, a block at a time (one write per block, not per
+ * request): after a SIGKILL the count is at least what was sent, at most a block above it. Every
+ * end of a run (finished, stopped) writes the exact count.
+ */
+function requestJournal(db: Db, run: OpenedRun, before: number, concurrency: number, log: RunContext['log']): (sent: number) => Promise<void> | undefined {
+  const block = Math.max(10, 2 * concurrency);
+  let recorded = before;
+  let writing: Promise<void> | undefined;
+  const ensure = async (total: number): Promise<void> => {
+    while (recorded < total) {
+      writing ??= (async () => {
+        const target = total + block - 1;
+        try {
+          await reserveRequests(db.kysely, run, target);
+        } catch (error) {
+          // The database's loss shows where the run writes; the requests go on meanwhile.
+          log.debug(`run ${run.runId}: recording the request count ahead failed: ${errorText(error)}`);
+        }
+        recorded = Math.max(recorded, target);
+      })().finally(() => (writing = undefined));
+      await writing;
+    }
+  };
+  return (sent) => (before + sent <= recorded ? undefined : ensure(before + sent));
+}
+
+/**
+ * The upstream stayed down past limits.outageWaitS: the run is recorded `stopped` (resumable, like a
+ * signal's stop), its requests and duration fixed now, and the command ends with exit 75, which the
+ * shipped systemd unit and CronJob retry; that next run resumes it where it stopped. Nothing is
+ * finalised: no unit was lost to the outage, and nothing is marked gone.
+ */
+async function stopForOutage(ctx: RunContext, outage: UpstreamOutageError, before: number): Promise<RunSummary> {
+  const { db, log, job, run, jobClient } = ctx;
+  const scheduler = jobClient.scheduler.stats();
+  const requests = before + scheduler.requestsSent;
+  const error = redactText(
+    `${outage.message}; nothing committed is lost: the next \`efa-sync run\` of job ${job.name} resumes where this one stopped (exit 75: try again later)`,
+    ctx.secrets,
+  );
+  const recorded = await recordStopped(db.kysely, run, { requests, error });
+  ctx.options.onEnded?.({ status: 'stopped', exitCode: outage.exitCode });
+  if (recorded === undefined) log.debug(`run ${run.runId}: its stop was not recorded (taken over); the next run resumes it all the same`);
+  return {
+    ...stoppedRunSummary({
+      runId: run.runId, job: job.name, source: run.source, dialect: dialectInUse(jobClient.dialect), exitCode: outage.exitCode, resumed: ctx.resumed,
+      durationS: recorded ?? seconds(Date.now() - run.startedAt.getTime()),
+      requests, requestsByOperation: scheduler.requestsByOperation, retries: scheduler.retries, db: db.displayUrl, error,
+    }),
+    rate: jobClient.rateChanges(),
+    outage: scheduler.outage,
   };
 }
 

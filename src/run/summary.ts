@@ -3,6 +3,7 @@ import type { RelationCounts, RelationStats, RunMeta, SnapshotMeta, UnitStats } 
 import type { ServerMessage } from '../efa/index.js';
 import { ExitCode, exitCodeOf } from '../errors.js';
 import type { RateHistory } from './client.js';
+import type { OutageStats } from '../http/index.js';
 
 /** A run's status once it ended by itself (a signal's `stopped` is not an end: the run resumes). */
 export type EndStatus = Exclude<RunStatus, 'running' | 'stopped'>;
@@ -40,6 +41,11 @@ export interface RunSummary {
   readonly retries: number;
   /** How the adaptive rate moved (the detail is at debug level: this is its summary). */
   readonly rate?: RateHistory;
+  /**
+   * When the upstream stopped answering mid-run: how often, the seconds waited for it, and the probe
+   * requests sent meanwhile (also requestsByOperation.outageProbe). Absent when it never did.
+   */
+  readonly outage?: OutageStats;
   /** Rows inserted/updated/deleted/unchanged per relation. */
   readonly relations: RelationCounts;
   /** As `relations`, plus `_units` and `_rejects` (the shape of 0.1's --json, kept for its readers). */
@@ -70,7 +76,9 @@ const statusExit = { succeeded: ExitCode.succeeded, partial: ExitCode.partial, f
  * configuration error ended (the deployment answers in a projected grid, say), which is exit 2.
  */
 export function runExitCode(status: EndStatus, failure: unknown): ExitCode {
-  return failure !== undefined && exitCodeOf(failure) === ExitCode.usage ? ExitCode.usage : statusExit[status];
+  const own = failure === undefined ? undefined : exitCodeOf(failure);
+  // A configuration error stays exit 2; an upstream down past its bound (a snapshot's) is exit 75, try again later.
+  return own === ExitCode.usage || own === ExitCode.temporaryFailure ? own : statusExit[status];
 }
 
 /** A run as far as a stop signal let it get: what `--json` prints for it (no rows: nothing was finalised). */

@@ -55,6 +55,7 @@ interface RunRow {
   run_id: string | number;
   status: string;
   requests: number;
+  duration_s: number | null;
 }
 
 async function runsOf(dbUrl: string, job: string): Promise<RunRow[]> {
@@ -151,6 +152,27 @@ describe('the tenth night, through the built CLI (issue 30)', () => {
     expect(fresh?.status).toBe('succeeded');
     expect(closed).toMatchObject({ status: 'failed' });
     expect(String(closed?.run_id)).toBe(String(run?.run_id));
+    // Closed later, it keeps the end it stopped at: its duration does not grow by the time in between.
+    expect(closed?.duration_s).toBe(run?.duration_s);
+  }, 600_000);
+
+  it('a signal after the run\'s end is committed does not rewrite it: the run stays succeeded, exit 0 (issue 45)', async () => {
+    const child = spawnBuiltCli(['run', jobFile, '--db', db.url, '--full', '--verbose', '--log-format', 'json'], { EFA_SYNC_FAILPOINT: 'ended:4000ms' });
+    child.stdin.end();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Said after the end's commit and before the failpoint holds the process (the upkeep's place).
+    await until('the end to be committed', () => /its end is committed; upkeep follows/.test(stderr), 300_000);
+    child.kill('SIGTERM');
+    const code = await exited;
+    expect(code, stderr.slice(-1500)).toBe(0);
+    // The signal lands in the upkeep, or (its log line written only once the failpoint let go) as the
+    // process ends: either way the run's end stands, and if the signal is answered it says so.
+    expect(stderr).not.toMatch(/stopped by SIGTERM/);
+    if (/SIGTERM after run/.test(stderr)) expect(stderr).toMatch(/SIGTERM after run \d+ had ended succeeded: its outcome stands/);
+    const [last] = await runsOf(db.url, 'night');
+    expect(last?.status).toBe('succeeded');
   }, 600_000);
 
   it('report shows run 12, not run 9, once there are twelve', async () => {
