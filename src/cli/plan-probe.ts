@@ -18,7 +18,7 @@ import { sweptPinTypes } from '../relations/index.js';
  * Per request of the preflight (one retry): an answer to a box of a few hundred metres asking for one
  * pin takes well under a second on a working deployment; a hanging upstream is known within about twice this.
  */
-const PREFLIGHT_TIMEOUT_MS = 5_000;
+const PREFLIGHT_TIMEOUT_MS = 4_000;
 
 /** What a plan says per operation, before any answer (the NightPlan's budget). */
 export interface PlannedRequests {
