@@ -274,6 +274,10 @@ describe('efa-sync export: one relation to a file, streaming', { timeout: 300_00
       child.kill('SIGINT');
       expect(await exited, stderr).toBe(130);
       expect(stderr).toContain('its database statement is cancelled');
+      // The backend acts on the cancel at GEOS's next interrupt check: waited for as an event. Not
+      // cancelled, the statement runs on for a minute or more (250 rows of a 4-million-point buffer).
+      const deadline = Date.now() + 20_000;
+      while ((await running()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(await running()).toBe(0);
     } finally {
       await admin.end();

@@ -116,13 +116,27 @@ describe.skipIf(!existsSync(builtCli) || dbKind() !== 'postgres')('libpq environ
     await writeFile(own, service);
     await writeFile(join(sysconf, 'pg_service.conf'), service);
     const listed = (r: { stdout: string }): string[] => (JSON.parse(r.stdout) as { job_name: string }[]).map((row) => row.job_name);
+    // A run only this database holds: the service must lead to it.
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query(`INSERT INTO efa.runs (run_id, job_name, job_hash, source, status) VALUES (900045, 'pgservice-marker', 'h', 'pgservice-marker', 'succeeded')`);
+    } finally {
+      await c.end();
+    }
 
     const byFile = await runIn(dir, ['runs', '--json'], { PGSERVICE: 'efa_test', PGSERVICEFILE: own, HOME: home });
     expect(byFile.code, byFile.stderr).toBe(0);
-    expect(listed(byFile)).toContain('pgenv');
+    expect(listed(byFile)).toContain('pgservice-marker');
+    const userHome = join(dir, 'user-home');
+    await mkdir(userHome, { recursive: true });
+    await writeFile(join(userHome, '.pg_service.conf'), service);
+    const byHome = await runIn(dir, ['runs', '--json'], { PGSERVICE: 'efa_test', HOME: userHome });
+    expect(byHome.code, byHome.stderr).toBe(0);
+    expect(listed(byHome)).toContain('pgservice-marker');
     const bySysconf = await runIn(dir, ['runs', '--json'], { PGSERVICE: 'efa_test', HOME: home, PGSYSCONFDIR: sysconf });
     expect(bySysconf.code, bySysconf.stderr).toBe(0);
-    expect(listed(bySysconf)).toContain('pgenv');
+    expect(listed(bySysconf)).toContain('pgservice-marker');
     // The password comes from the file: never printed.
     if (pgEnv.PGPASSWORD === secret) expect(byFile.stdout + byFile.stderr + bySysconf.stderr).not.toContain(secret);
 
