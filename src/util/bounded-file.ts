@@ -28,11 +28,25 @@ const kindOf = (mode: number): string => {
     : 'not a regular file';
 };
 
+/** File operations given up on (past their bound) that may still hold a thread of libuv's pool. */
+let abandoned = 0;
+
+/**
+ * How many file operations were given up on: each still holds the event loop open, so a command that
+ * ends with one left must exit explicitly (program.ts) instead of waiting for the file system.
+ */
+export function fileWritesAbandoned(): number {
+  return abandoned;
+}
+
 /** `work` within `timeoutMs`, else a FileTargetError; the timer never keeps the process alive. */
 async function bounded<T>(what: string, timeoutMs: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FileTargetError(`${what}: no answer from the file system within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(() => {
+      abandoned += 1;
+      reject(new FileTargetError(`${what}: no answer from the file system within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
     timer.unref();
   });
   // A write that lands after the bound is left to finish on its own; its outcome is nobody's.
