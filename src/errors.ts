@@ -36,13 +36,13 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {
     codes: [ExitCode.failed],
     meaning:
-      'failed: nothing committed as complete (a crash, every unit failed), the database was lost during the run (one line names it, redacted), or a statement ran past `--statement-timeout`. The next run resumes',
+      'failed: nothing committed as complete (a crash, every unit failed), the database was lost during the run (one line names it, redacted), or a statement of `run` or `export` ran past `--statement-timeout`. The next run resumes',
     scheduler: 'retry later, a bounded number of times',
   },
   {
     codes: [ExitCode.usage],
     meaning:
-      'bad usage, job file or configuration: the message names the field, or the flag or variable a bad value came from. Also an upstream that answers 404/401/403 or speaks another dialect than the job says, and a PostgreSQL database that does not exist or refuses the user or password',
+      'bad usage, job file or configuration: the message names the field, or the flag or variable a bad value came from. Also an upstream that answers 404/401/403 or speaks another dialect than the job says, a PostgreSQL database that does not exist or refuses the user or password, a server without the TLS that `PGSSLMODE` or `sslmode` requires, a `PGSERVICE` no service file defines, an SQL error in `export --where`, and an `--accept-deletions` id that is no run of the job',
     scheduler: '**do not retry**: it fails the same way until someone fixes the job or the environment',
   },
   {
@@ -51,16 +51,16 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
       'partial: some units failed after retries or could not be trusted, the request budget ran out, deletions were held by the mass-deletion guard, or the region answered no object at all. What was fetched is kept; nothing in an untrusted place was marked gone',
     scheduler: 'no immediate retry: the next night sweeps them again; alert if it repeats',
   },
-  { codes: [ExitCode.locked], meaning: 'another run of the same job holds the lock (the message names the holder run)', scheduler: 'do not retry: the other run is doing the work' },
+  { codes: [ExitCode.locked], meaning: 'another run of the same job holds the lock (the message names the holder run), or another `export --lake` writes the same folder (the message names its pid)', scheduler: 'do not retry: the other run is doing the work' },
   {
     codes: [ExitCode.temporaryFailure],
     meaning:
-      'temporary failure (sysexits EX_TEMPFAIL): the upstream or the database cannot be reached now (connection refused, timed out, a host name that does not resolve, every operation answering 5xx) before any run was started, nothing written; or the upstream stopped answering mid-run for longer than `limits.outageWaitS`, the run recorded `stopped` and resumed by the next run',
+      'temporary failure (sysexits EX_TEMPFAIL): the upstream or the database cannot be reached now (connection refused, timed out, a host name that does not resolve, every operation answering 5xx) before any run was started, as `run` and `plan --probe` find it, nothing written; or the upstream stopped answering mid-run for longer than `limits.outageWaitS`, the run recorded `stopped` and resumed by the next run',
     scheduler: 'retry later (minutes): an EFA server in its maintenance window, a database restarting',
   },
   {
     codes: [ExitCode.interrupted, ExitCode.terminated],
-    meaning: 'stopped by SIGINT, SIGTERM (128 + the signal\'s number): the run is recorded `stopped` with its request count, and the next run resumes it',
+    meaning: 'stopped by SIGINT, SIGTERM (128 + the signal\'s number): the run is recorded `stopped` with its request count, and the next run resumes it; an export cancels its statement on the server and leaves no file',
     scheduler: 'nothing if you stopped it; else run again',
   },
 ];

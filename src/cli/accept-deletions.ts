@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/index.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/log.js';
 import { OPTION_ENV } from './common.js';
@@ -12,7 +14,10 @@ import { OPTION_ENV } from './common.js';
 const trueWords = /^(1|true|yes|on)$/i;
 const runId = /^[1-9][0-9]{0,18}$/;
 
-export type AcceptDeletions = true | { readonly runId: string } | undefined;
+export type AcceptDeletions = true | { readonly runId: string; /** The flag or variable it came from, for messages. */ readonly from: string } | undefined;
+
+/** The largest run id efa.runs can hold (bigint): a larger number names no run. */
+const MAX_RUN_ID = 9223372036854775807n;
 
 /**
  * The option's value as commander left it (true for the bare flag, '' for the bare flag the argv
@@ -32,7 +37,29 @@ export function acceptDeletionsFrom(value: string | boolean | undefined, source:
   if (!runId.test(text)) {
     throw new ConfigError(`${name}: expected the id of the run whose held deletions you checked (efa-sync runs), e.g. --accept-deletions 42, got "${text}"`, name);
   }
-  return { runId: text };
+  if (BigInt(text) > MAX_RUN_ID) {
+    throw new ConfigError(`${name}: ${text} is no run id (run ids are at most ${MAX_RUN_ID}); give the id of the run whose held deletions you checked (efa-sync runs)`, name);
+  }
+  return { runId: text, from: name };
+}
+
+/**
+ * A run id is checked against efa.runs before any request is sent: it must be a run of this very job.
+ * A typo would otherwise sweep the whole night and release nothing, or fail at its end.
+ */
+export async function checkAcceptedRun(db: Db, job: string, accept: AcceptDeletions): Promise<void> {
+  if (accept === undefined || accept === true) return;
+  const name = accept.from;
+  const table = await sql<{ t: string | null }>`SELECT to_regclass('efa.runs')::text AS t`.execute(db.kysely);
+  const found = table.rows[0]?.t
+    ? (await sql<{ job_name: string }>`SELECT job_name FROM efa.runs WHERE run_id = ${accept.runId}::bigint`.execute(db.kysely)).rows[0]
+    : undefined;
+  if (found === undefined) {
+    throw new ConfigError(`${name}: there is no run ${accept.runId} in ${db.displayUrl}; give the id of a run of job ${job} whose held deletions you checked (efa-sync runs --job ${job})`, name);
+  }
+  if (found.job_name !== job) {
+    throw new ConfigError(`${name}: run ${accept.runId} is a run of job ${found.job_name}, not of job ${job}; give the id of a run of job ${job} (efa-sync runs --job ${job})`, name);
+  }
 }
 
 /**

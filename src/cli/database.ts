@@ -87,6 +87,19 @@ export async function explainUncaught(error: unknown): Promise<unknown> {
 
 async function blameDatabase(error: unknown, db: Db, job: string | undefined, runId: string | undefined): Promise<unknown> {
   if (exitCodeOf(error) !== ExitCode.failed || error instanceof DatabaseUnavailableError) return error;
-  if (isStatementTimeout(error)) return new StatementTimeoutError(db.statementTimeoutMs, job, { cause: error });
+  // PostGIS reports statement_timeout's cancel inside a GEOS function (an ST_Buffer of a --where) as
+  // "canceling statement due to user request": the same SQLSTATE, 57014. This process cancels its own
+  // statements only when it stops on a signal, and then it exits before it gets here.
+  if (isStatementTimeout(error) || (db.statementTimeoutMs !== undefined && sqlStateOf(error) === '57014')) {
+    return new StatementTimeoutError(db.statementTimeoutMs, job, { cause: error });
+  }
   return (await databaseAnswers(db)) ? error : new DatabaseUnavailableError(db.displayUrl, job, { cause: error, runId });
+}
+
+function sqlStateOf(error: unknown): unknown {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code !== undefined) return code;
+  }
+  return undefined;
 }

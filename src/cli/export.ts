@@ -1,10 +1,10 @@
 import { Option, type Command } from 'commander';
 import { dbUrlFrom, openDb } from '../db/index.js';
 import { LockedError } from '../db/lock.js';
-import { ConfigError, errorText, ExitCode } from '../errors.js';
-import { EXPORT_FORMATS, exportFormatOf, exportRelations, parseExportBbox, precheckWhere, removePendingTemps, type ExportFormat } from '../export/index.js';
-import type { Logger } from '../util/log.js';
-import { addDbOption, addOutputOptions, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { ConfigError, errorText } from '../errors.js';
+import { EXPORT_FORMATS, exportFormatOf, exportRelations, parseExportBbox, precheckWhere, type ExportFormat } from '../export/index.js';
+import { addDbOption, addOutputOptions, commonOption, defaultStatementTimeoutS, loggerFor, positiveNumber, type CommonOptions } from './common.js';
+import { exportDbOptions, stopExportOnSignal } from './export-stop.js';
 import { whenDatabaseLost } from './database.js';
 import { addLakeOption, isLakeExport, runLakeExport } from './lake.js';
 
@@ -21,6 +21,7 @@ interface ExportCliOptions extends CommonOptions {
   where?: string;
   bbox?: string;
   csvRaw?: boolean;
+  statementTimeout?: number;
 }
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -41,31 +42,6 @@ function throughServe(error: unknown): unknown {
   );
 }
 
-/**
- * SIGINT/SIGTERM while a file is written: its temporary file (`.name.<pid>.<hex>.tmp`, and a
- * FlatGeobuf's side file) is removed, one line says so, and the process exits 130 or 143.
- */
-function removeTempsOnSignal(log: Logger): () => void {
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
-    removePendingTemps();
-    log.error(`stopped by ${signal}: the export was not written (its temporary file is removed)`);
-    // A file operation already in flight on libuv's threadpool (a side file being created) can land
-    // after the removal: remove once more when it has, then exit.
-    setTimeout(() => {
-      removePendingTemps();
-      process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
-    }, 100);
-  };
-  const onInt = (): void => onSignal('SIGINT');
-  const onTerm = (): void => onSignal('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  return () => {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
-  };
-}
-
 /** `efa-sync export`: tables or views of schema efa to a file, for people without PostGIS. */
 export function registerExport(program: Command): void {
   const cmd = program
@@ -78,6 +54,7 @@ export function registerExport(program: Command): void {
     .option('--bbox <minLon,minLat,maxLon,maxLat>', 'only the rows whose geometry intersects this box (EPSG:4326, uses the spatial index)')
     .addOption(new Option('--csv-raw', "csv: write text cells starting with = + - @ as they are (default: prefixed with ' against formula injection)").env(EXPORT_OPTION_ENV.csvRaw))
     .addOption(new Option('--batch-size <rows>', 'rows fetched and written at a time: what is held in memory').argParser(positiveNumber('--batch-size')).default(5_000));
+  cmd.addOption(commonOption('statementTimeout', `PostgreSQL: cancel an export statement that takes longer, in seconds (0 = no limit; default ${defaultStatementTimeoutS})`));
   addOutputOptions(addDbOption(addLakeOption(cmd))).action(async (opts: ExportCliOptions) => {
     if (isLakeExport(opts)) return runLakeExport(opts);
     const log = loggerFor(opts);
@@ -90,10 +67,10 @@ export function registerExport(program: Command): void {
     const bbox = opts.bbox === undefined ? undefined : parseExportBbox(opts.bbox);
     if (opts.where !== undefined) await precheckWhere(opts.where);
     // No migration: an analyst's read-only role exports from a schema it cannot change.
-    const db = await openDb(dbUrlFrom(opts.db)).catch((e: unknown) => {
+    const db = await openDb(dbUrlFrom(opts.db), exportDbOptions(opts)).catch((e: unknown) => {
       throw throughServe(e);
     });
-    const disposeSignals = removeTempsOnSignal(log);
+    const disposeSignals = stopExportOnSignal(db, log, 'the export');
     try {
       const summary = await whenDatabaseLost(db, undefined, () =>
         exportRelations(db, {

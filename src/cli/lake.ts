@@ -1,10 +1,11 @@
 import { Option, type Command } from 'commander';
 import { sql } from 'kysely';
-import { dbUrlFrom, openDb } from '../db/index.js';
+import { dbUrlFrom, openDb, type Db } from '../db/index.js';
 import { ConfigError, errorText } from '../errors.js';
-import { exportLake, lakeRelationsOf, parseDay } from '../lake/index.js';
+import { exportLake, lakeRelationsOf, openLake, parseDay } from '../lake/index.js';
 import { loggerFor, positiveNumber, type CommonOptions } from './common.js';
 import { whenDatabaseLost } from './database.js';
+import { exportDbOptions, stopExportOnSignal } from './export-stop.js';
 import { parseNow } from './run.js';
 
 /**
@@ -21,6 +22,7 @@ export interface LakeCliOptions extends CommonOptions {
   now?: string;
   rowGroupRows?: number;
   maxRowsPerFile?: number;
+  statementTimeout?: number;
   /** The one-file export's options: refused with --lake. */
   relation?: string;
   out?: string;
@@ -78,15 +80,25 @@ export async function runLakeExport(opts: LakeCliOptions): Promise<void> {
   const until = opts.until === undefined ? undefined : parseDay(opts.until, '--until');
   if (since !== undefined && until !== undefined && until < since) throw new ConfigError(`--until: ${until} is before --since ${since}`, 'until');
   const now = opts.now === undefined ? undefined : parseNow(opts.now, '--now');
-  // No migration: an analyst's read-only role exports from a schema it cannot change.
-  const db = await openDb(dbUrlFrom(opts.db));
+  // One writer per folder, known before a database is opened (PGlite takes seconds to start).
+  const lock = await openLake(opts.lake);
+  let db: Db;
+  try {
+    // No migration: an analyst's read-only role exports from a schema it cannot change.
+    db = await openDb(dbUrlFrom(opts.db), exportDbOptions(opts));
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  // The partition being built stays in _tmp/, which the next export clears.
+  const disposeSignals = stopExportOnSignal(db, log, 'the partition being built', () => lock.releaseNow());
   try {
     const summary = await whenDatabaseLost(db, undefined, async () => {
       const found = await sql<{ t: string | null }>`SELECT to_regclass('efa.snapshots')::text AS t`.execute(db.kysely);
       if (!found.rows[0]?.t) throw new ConfigError(`--lake: ${db.displayUrl} has no efa schema to export; check --db, or run a job (or efa-sync migrate) first`, 'lake');
       return exportLake(
         db,
-        { dir: opts.lake, relations, source: opts.source, since, until, now, batchSize: opts.rowGroupRows, maxRowsPerFile: opts.maxRowsPerFile },
+        { dir: opts.lake, relations, source: opts.source, since, until, now, batchSize: opts.rowGroupRows, maxRowsPerFile: opts.maxRowsPerFile, locked: true },
         log,
       );
     });
@@ -97,6 +109,8 @@ export async function runLakeExport(opts: LakeCliOptions): Promise<void> {
           `${summary.kept} already written, ${summary.pending} not complete yet`,
       );
   } finally {
+    disposeSignals();
     await db.close().catch((e: unknown) => log.debug(`closing ${db.displayUrl} failed: ${errorText(e)}`));
+    await lock.release();
   }
 }

@@ -5,12 +5,20 @@ import { inRegion, type BBox } from '../tiling/index.js';
 import { probeDensity, type DensityEstimate, type ProbeAnswer, type Range } from '../tiling/density-probe.js';
 import { SPLIT_FILL, SPLIT_MAX_CHILDREN } from '../tiling/split.js';
 import { makeTile } from '../tiling/geo.js';
-import { errorText } from '../errors.js';
+import { errorText, UpstreamUnavailableError } from '../errors.js';
+import { assertUpstreamUsable, probeUpstream } from '../run/probe.js';
+import { classifyFailure, isTemporaryOutcome } from '../run/probe-outcome.js';
 import { resolveHeaders } from '../job/index.js';
 import { collectSecrets, redactText } from '../util/redact.js';
 import type { Logger } from '../util/log.js';
 import { formatTable } from '../util/table.js';
 import { sweptPinTypes } from '../relations/index.js';
+
+/**
+ * Per request of the preflight (one retry): an answer to a box of a few hundred metres asking for one
+ * pin takes well under a second on a working deployment; a hanging upstream is known within about twice this.
+ */
+const PREFLIGHT_TIMEOUT_MS = 4_000;
 
 /** What a plan says per operation, before any answer (the NightPlan's budget). */
 export interface PlannedRequests {
@@ -44,14 +52,19 @@ export interface EarlierNights {
  * sample boxes of the region, read as the region's pin and stop counts (src/tiling/density-probe.ts).
  * A box that fails is left out (the probe sends no more than N requests, retries aside).
  */
-export async function probeRegion(job: Job, region: ResolvedRegion, n: number, log: Logger): Promise<DensityEstimate> {
+export async function probeRegion(job: Job, region: ResolvedRegion, n: number, log: Logger, o: { readonly baseUrl?: string | undefined } = {}): Promise<DensityEstimate> {
   const cfg = job.sweeps.coord;
   if (!cfg) throw new Error('plan --probe needs sweeps.coord');
+  // First the check `run` makes before planning, with a bounded wait: an upstream that is down, does
+  // not resolve, hangs or answers only 5xx is exit 75 (try again later), a wrong URL or dialect exit 2,
+  // before N sample requests each wait out the job's timeout and retries.
+  assertUpstreamUsable(await probeUpstream({ job, region }, { baseUrl: o.baseUrl, timeoutMs: Math.min(job.rateLimit.timeoutMs, PREFLIGHT_TIMEOUT_MS) }));
   const { client } = createJobClient(job, { log, requestBudget: n * (1 + job.rateLimit.retries) });
   const polygon = 'geojson' in region;
   const headers = resolveHeaders(job);
   const secrets = collectSecrets({ urls: [job.baseUrl], headers, secretNames: Object.keys(headers) });
   let failures = 0;
+  let temporaryFailures = 0;
   let firstError: unknown;
   const ask = async (bbox: BBox): Promise<ProbeAnswer | undefined> => {
     try {
@@ -66,14 +79,21 @@ export async function probeRegion(job: Job, region: ResolvedRegion, n: number, l
     } catch (error) {
       failures++;
       firstError ??= error;
+      if (isTemporaryOutcome(classifyFailure('coordInfo', error, job.dialect, undefined))) temporaryFailures++;
       // One line per box up to a few: a refused upstream fails them all for the same reason.
       if (failures <= 3) log.warn(redactText(`probe box ${bbox.map((x) => x.toFixed(5)).join(',')} failed: ${errorText(error)}`, secrets));
       return undefined;
     }
   };
   const density = await probeDensity(region, n, ask);
-  // None answered: the first failure is the command's (its exit code tells a refused upstream from a bad URL).
-  if (density.probes.answered === 0) throw firstError ?? new Error('plan --probe: no probe request was answered');
+  // None answered: the first failure is the command's (its exit code tells a refused upstream from a bad
+  // URL); every one failing for want of an upstream (the preflight passed, then it went away) is exit 75.
+  if (density.probes.answered === 0) {
+    if (firstError !== undefined && temporaryFailures === failures) {
+      throw new UpstreamUnavailableError(`the upstream ${job.baseUrl.replace(/[?#].*$/, '')} stopped answering during plan --probe: ${errorText(firstError)}. Try again later (exit 75)`, { cause: firstError });
+    }
+    throw firstError ?? new Error('plan --probe: no probe request was answered');
+  }
   if (failures > 0) log.warn(`plan --probe: ${failures} of ${density.probes.sent} probe requests failed; the estimate rests on the others`);
   return density;
 }

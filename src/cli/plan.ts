@@ -65,7 +65,7 @@ export function registerPlan(program: Command): void {
     const plan = planNight(loaded.job, loaded.region, known);
     const probes = opts.probe === undefined ? undefined : opts.probe === true ? DEFAULT_PROBES : opts.probe;
     if (probes !== undefined && !loaded.job.sweeps.coord) throw new ConfigError('--probe: the job has no sweeps.coord; the probe samples the region with CoordInfo requests', '--probe');
-    const density = probes === undefined ? undefined : await probeRegion(loaded.job, loaded.region, probes, loggerFor(opts));
+    const density = probes === undefined ? undefined : await probeRegion(loaded.job, loaded.region, probes, loggerFor(opts), { baseUrl: opts.baseUrl });
     const estimate: NightEstimate | undefined =
       density || (known && (known.knownPins > 0 || known.earlierNights)) ? estimateNight(loaded.job, plan.budget.requests, density, known?.earlierNights) : undefined;
     if (opts.json) {

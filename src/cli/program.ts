@@ -6,6 +6,7 @@ import { checkOptionValues, dropUnsetEnvironment, outputSettingsFrom, outputSett
 import { explainUncaught } from './database.js';
 import { registerDemo } from './demo.js';
 import { exitCodeHelp } from './exit-code-table.js';
+import { fileWritesAbandoned } from '../util/bounded-file.js';
 import { registerDoctor } from './doctor.js';
 import { registerExport } from './export.js';
 import { registerLookup } from './lookup.js';
@@ -73,3 +74,6 @@ try {
   if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? ExitCode.succeeded : ExitCode.usage;
   else process.exitCode = reportFailure(error, topLevelLog(), settings);
 }
+// A report file given up on past its bound (a hung mount) still holds a thread and the event loop:
+// the command has said everything, so it exits now rather than when the file system answers.
+if (fileWritesAbandoned() > 0) process.exit(process.exitCode ?? ExitCode.succeeded);

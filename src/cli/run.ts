@@ -17,7 +17,7 @@ import { whenDatabaseLost } from './database.js';
 import { stopOnSignal, type RunAlreadyEnded } from './stop.js';
 import { runLineage } from './lineage.js';
 import { exitCodeHelp } from './exit-code-table.js';
-import { acceptDeletionsFrom } from './accept-deletions.js';
+import { acceptDeletionsFrom, checkAcceptedRun } from './accept-deletions.js';
 import { redactUrl } from '../util/redact.js';
 import { alreadyStoredLine, checkSnapshotTime, DEFAULT_RETENTION_DAYS, snapshotsStoredAt } from '../sweep/snapshot/when.js';
 import { BOUNDED_HEAP_GROWING_PERCENT, boundHeapGrowth } from '../util/heap-growth.js';
@@ -168,6 +168,11 @@ export function registerRun(program: Command): void {
       let db: Awaited<ReturnType<typeof openDbSaying>>;
       try {
         db = await openDbSaying(dbChoice, log, statementTimeoutS > 0 ? { statementTimeoutMs: Math.round(statementTimeoutS * 1000) } : {});
+        // Before any request: a run id that names no run of this job is a typo, not a night's work.
+        await checkAcceptedRun(db, loaded.job.name, acceptDeletions).catch(async (error: unknown) => {
+          await db.close().catch(() => undefined);
+          throw error;
+        });
       } catch (error) {
         await lineage?.failed(error);
         throw error;

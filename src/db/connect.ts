@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { ConfigError } from '../errors.js';
 import { redactUrl as redactUrlByName } from '../util/redact.js';
+import { serviceSettings, type ServiceParameter, type ServiceSettings } from './pg-service.js';
 import type { Database } from './tables.js';
 
 /** One open database, PostgreSQL server or embedded PGlite, behind the same Kysely interface. */
@@ -104,22 +105,36 @@ export interface JobLock {
 
 export const defaultDbUrl = 'pglite:./.efa-sync/db';
 
-/** libpq's connection variables: any of them set selects a PostgreSQL server, as for psql and ogr2ogr. */
-export const PG_ENV_VARS = ['PGHOST', 'PGPORT', 'PGDATABASE', 'PGUSER', 'PGPASSWORD'] as const;
+/**
+ * libpq's connection variables: any of them set selects a PostgreSQL server, as for psql and ogr2ogr.
+ * PGSERVICE names a section of the connection service file (pg-service.ts).
+ */
+export const PG_ENV_VARS = ['PGHOST', 'PGPORT', 'PGDATABASE', 'PGUSER', 'PGPASSWORD', 'PGSERVICE'] as const;
 
 /** Where the database URL came from, for the one line that says which database a command opens. */
 export type DbUrlSource = '--db' | 'DATABASE_URL' | 'PG environment' | 'default';
 
 /**
- * `--db`, else `$DATABASE_URL`, else libpq's `PGHOST`/`PGPORT`/`PGDATABASE`/`PGUSER`/`PGPASSWORD`
+ * `--db`, else `$DATABASE_URL`, else libpq's `PGSERVICE`/`PGHOST`/`PGPORT`/`PGDATABASE`/`PGUSER`/`PGPASSWORD`
  * when any is set (pgEnvUrl), else the embedded default.
  */
 export function dbUrlChoice(option: string | undefined, env: NodeJS.ProcessEnv = process.env): { url: string; from: DbUrlSource } {
-  if (option !== undefined) return { url: option, from: '--db' };
+  if (option !== undefined) return { url: checkedUrl(option, '--db'), from: '--db' };
   const fromEnv = env['DATABASE_URL'];
-  if (fromEnv !== undefined) return { url: fromEnv, from: 'DATABASE_URL' };
+  if (fromEnv !== undefined) return { url: checkedUrl(fromEnv, 'DATABASE_URL'), from: 'DATABASE_URL' };
   const pgUrl = pgEnvUrl(env);
   return pgUrl === undefined ? { url: defaultDbUrl, from: 'default' } : { url: pgUrl, from: 'PG environment' };
+}
+
+/**
+ * A URL's `service=` would be passed over by node-postgres without a word: refused, with what works.
+ * (libpq reads it; efa-sync reads a service from PGSERVICE only.)
+ */
+function checkedUrl(url: string, from: string): string {
+  if (/^postgres(ql)?:/.test(url) && /[?&]service=/.test(url)) {
+    throw new ConfigError(`${from}: service=… in a database URL is not read by efa-sync's PostgreSQL driver; set PGSERVICE=<name> (and no --db / DATABASE_URL) instead, or give host, port and database in the URL`, from);
+  }
+  return url;
 }
 
 /** `--db`, else `$DATABASE_URL`, else the PG* environment, else the embedded default (dbUrlChoice). */
@@ -128,23 +143,36 @@ export function dbUrlFrom(option: string | undefined, env: NodeJS.ProcessEnv = p
 }
 
 /**
- * The URL libpq's variables name, without the password: the driver (node-postgres) reads PGPASSWORD
- * (and fills whatever else the URL leaves empty) from the environment itself, so the password is never
- * in a URL that could be shown. A host that is a directory (`/var/run/postgresql`) is a Unix socket.
- * Undefined when none of PG_ENV_VARS is set (an empty value counts as unset, as in libpq).
+ * The URL libpq's variables name. PGPASSWORD is not written into it: the driver (node-postgres) reads
+ * PGPASSWORD (and fills whatever else the URL leaves empty) from the environment itself. A service's
+ * settings (PGSERVICE, pg-service.ts) override the variables, as in libpq; its password is in the URL,
+ * which every display redacts (redactUrl). A host that is a directory (`/var/run/postgresql`) is a Unix
+ * socket. Undefined when none of PG_ENV_VARS is set (an empty value counts as unset, as in libpq).
  */
 export function pgEnvUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const value = (name: (typeof PG_ENV_VARS)[number]): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
   if (PG_ENV_VARS.every((name) => value(name) === undefined)) return undefined;
-  const host = value('PGHOST');
-  const port = value('PGPORT');
-  if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new ConfigError(`PGPORT: "${port}" is not a port number; set it to the server's port (e.g. 5432) or unset it`, 'db');
-  if (host !== undefined && host.includes(',')) throw new ConfigError(`PGHOST: "${host}" names several hosts; efa-sync connects to one: set one host, or give --db postgres://…`, 'db');
-  const user = value('PGUSER');
-  const database = value('PGDATABASE');
-  const socket = host?.startsWith('/') === true;
-  const authority = `${user === undefined ? '' : `${encodeURIComponent(user)}@`}${socket || host === undefined ? '' : host.includes(':') ? `[${host}]` : host}${port === undefined ? '' : `:${port}`}`;
-  return `postgres://${authority}/${database === undefined ? '' : encodeURIComponent(database)}${socket && host !== undefined ? `?host=${encodeURIComponent(host)}` : ''}`;
+  const serviceName = value('PGSERVICE');
+  const service: ServiceSettings = serviceName === undefined ? {} : serviceSettings(serviceName, env).settings;
+  const named = (key: ServiceParameter, variable: string): { text: string | undefined; from: string } =>
+    service[key] !== undefined && service[key] !== '' ? { text: service[key], from: `service "${serviceName}" ${key}` } : { text: value(variable as (typeof PG_ENV_VARS)[number]), from: variable };
+  const host = named('host', 'PGHOST');
+  const port = named('port', 'PGPORT');
+  if (port.text !== undefined && !/^\d{1,5}$/.test(port.text)) throw new ConfigError(`${port.from}: "${port.text}" is not a port number; set it to the server's port (e.g. 5432) or unset it`, 'db');
+  if (host.text?.includes(',') === true) throw new ConfigError(`${host.from}: "${host.text}" names several hosts; efa-sync connects to one: set one host, or give --db postgres://…`, 'db');
+  const user = named('user', 'PGUSER').text;
+  const database = named('dbname', 'PGDATABASE').text;
+  const password = service.password;
+  const socket = host.text?.startsWith('/') === true;
+  const hostPart = socket || host.text === undefined ? '' : host.text.includes(':') ? `[${host.text}]` : host.text;
+  const userinfo = user === undefined && password === undefined ? '' : `${encodeURIComponent(user ?? '')}${password === undefined ? '' : `:${encodeURIComponent(password)}`}@`;
+  const query = new URLSearchParams();
+  if (socket && host.text !== undefined) query.set('host', host.text);
+  for (const key of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'application_name'] as const) {
+    if (service[key] !== undefined) query.set(key, service[key]);
+  }
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  return `postgres://${userinfo}${hostPart}${port.text === undefined ? '' : `:${port.text}`}/${database === undefined ? '' : encodeURIComponent(database)}${search}`;
 }
 
 /** A database URL as safe to show: the password and secret-named parameters replaced (src/util/redact.ts). */

@@ -43,6 +43,17 @@ function refusal(error: unknown, url: string): DatabaseRefusedError | undefined 
       'db',
     );
   }
+  // The client asked for TLS (sslmode=require or stricter) and the server offers none: no retry
+  // changes that, so it is configuration (exit 2), named by where the demand came from.
+  if (/does not support SSL/i.test(serverSaid)) {
+    const mode = target.searchParams.get('sslmode');
+    const from = mode !== null ? `sslmode=${mode} in the database URL (${shown})` : `PGSSLMODE=${process.env['PGSSLMODE'] ?? '?'}`;
+    return new DatabaseRefusedError(
+      `${where} offers no TLS, and ${from} requires it: enable ssl on the server, or connect with sslmode=prefer / disable ` +
+        `(${mode !== null ? 'in --db / $DATABASE_URL' : 'unset PGSSLMODE or set it to prefer'}) where the network is trusted`,
+      mode !== null ? 'db' : 'PGSSLMODE',
+    );
+  }
   return undefined;
 }
 

@@ -172,6 +172,27 @@ async function assertRowSrids(tx: Tx, rel: ExportRelation, filter: RowFilter): P
 }
 
 /**
+ * SQLSTATE classes of an error in the text or the values of a condition: 22 (data exception: a bad
+ * cast, a division by zero) and 42 (syntax, an unknown function or operator, a type mismatch), but
+ * not 42501 (a privilege the role lacks, which is no fault of the condition).
+ */
+function isConditionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('42')) && code !== '42501';
+}
+
+/** Runs `fn`; a condition error the server reports while a --where is given becomes a ConfigError naming --where. */
+async function blamingWhere<T>(where: string | undefined, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (where === undefined || !isConditionError(error)) throw error;
+    const said = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`--where: the database cannot evaluate the condition (${said}); correct it (psql's \\d efa.<relation> lists the columns and their types)`, 'where');
+  }
+}
+
+/**
  * Streams every row of each relation through `onBatch`, `batchSize` rows at a time, through a
  * server-side cursor in one read-only REPEATABLE READ transaction: the counts and the rows of every
  * relation are of the same snapshot (a nightly run committing meanwhile changes none), and a
@@ -196,8 +217,12 @@ export async function streamRelations(
     for (const part of parts) {
       const { rel } = part;
       const filter: RowFilter = { ...opts.filter, where: part.where };
-      await assertRowSrids(tx, rel, filter);
-      const counted = await sql.raw<{ n: string | number }>(`SELECT count(*) AS n FROM efa.${ident(rel.name)}${whereSql(rel, filter)}`).execute(tx.kysely);
+      // The count evaluates the condition on every row before any is written: an error the server
+      // finds in it (a type, a cast, a division by zero) is the condition's, told as --where's.
+      const counted = await blamingWhere(part.where, async () => {
+        await assertRowSrids(tx, rel, filter);
+        return sql.raw<{ n: string | number }>(`SELECT count(*) AS n FROM efa.${ident(rel.name)}${whereSql(rel, filter)}`).execute(tx.kysely);
+      });
       await part.onCount?.(Number(counted.rows[0]?.n ?? 0));
       await sql.raw(`DECLARE efa_export NO SCROLL CURSOR FOR ${selectSql(rel, part.encoding, filter)}`).execute(tx.kysely);
       const infinite = new Map<number, number>();

@@ -8,8 +8,10 @@ import { partitionKey, readManifest, writeManifest, type LakeFile, type LakeMani
 import { LAKE_TMP, partitionPath, writePartition } from './partition.js';
 import { listCandidates, schemaVersion } from './partitions.js';
 import type { LakeRelation } from './relations.js';
+import { lockLake, type LakeLock } from './lock.js';
 
 export { LAKE_RELATIONS, lakeRelationsOf, parseDay } from './relations.js';
+export { LAKE_LOCK, type LakeLock } from './lock.js';
 export { MANIFEST_NAME, readManifest, type LakeFile, type LakeManifest, type LakePartition } from './manifest.js';
 
 export interface LakeOptions {
@@ -26,6 +28,8 @@ export interface LakeOptions {
   readonly batchSize?: number | undefined;
   /** Rows per Parquet file before a partition gets another part (default 1,000,000). */
   readonly maxRowsPerFile?: number | undefined;
+  /** The caller already holds the folder's lock (openLake); else exportLake takes it for its own length. */
+  readonly locked?: boolean | undefined;
 }
 
 export interface LakeSummary {
@@ -50,11 +54,30 @@ const MANIFEST_EVERY_MS = 2_000;
  * its files are there; one whose files are gone (removed by hand to have it rewritten) is written again.
  */
 export async function exportLake(db: Db, opts: LakeOptions, log: Logger): Promise<LakeSummary> {
-  const started = performance.now();
-  const dir = resolve(opts.dir);
+  if (opts.locked === true) return exportLocked(db, opts, log);
+  const lock = await openLake(opts.dir);
+  try {
+    return await exportLocked(db, opts, log);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * The lake's folder, created when missing, with its one-writer lock taken (lock.ts): a second export
+ * into it meanwhile exits 4 naming this one. A folder that is a file is a ConfigError.
+ */
+export async function openLake(lakeDir: string): Promise<LakeLock> {
+  const dir = resolve(lakeDir);
   const existing = await stat(dir).catch(() => undefined);
   if (existing && !existing.isDirectory()) throw new ConfigError(`--lake: ${dir} is a file; give a folder (created when missing)`, 'lake');
   await mkdir(dir, { recursive: true });
+  return lockLake(dir);
+}
+
+async function exportLocked(db: Db, opts: LakeOptions, log: Logger): Promise<LakeSummary> {
+  const started = performance.now();
+  const dir = resolve(opts.dir);
   const manifest = await readManifest(dir);
   // What a crashed export was building: never a partition, always safe to drop.
   await rm(join(dir, LAKE_TMP), { recursive: true, force: true });

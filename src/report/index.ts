@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Db } from '../db/connect.js';
 import { renderReportHtml } from './html.js';
+import { FILE_TARGET_TIMEOUT_MS, writeBounded } from '../util/bounded-file.js';
 import { loadReportData } from './queries.js';
 
 export { renderReportHtml } from './html.js';
@@ -20,6 +21,7 @@ export async function writeRunReport(db: Db, runId: string | undefined, outFile:
   const html = renderReportHtml(data);
   const file = resolve(outFile);
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, html, 'utf8');
+  // A FIFO or a device is refused, a slow disk bounded (util/bounded-file.ts).
+  await writeBounded(file, html, FILE_TARGET_TIMEOUT_MS, 'the report');
   return { file, runId: data.run.runId, bytes: Buffer.byteLength(html, 'utf8') };
 }

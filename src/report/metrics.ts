@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { FILE_TARGET_TIMEOUT_MS, readBounded, writeBounded } from '../util/bounded-file.js';
 import type { RunSummary } from '../run/index.js';
 
 /**
@@ -105,7 +106,8 @@ export async function writeMetricsFile(path: string, text: string): Promise<void
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeFile(tmp, text, 'utf8');
+    // Bounded as every file target is (util/bounded-file.ts): a hung mount never holds the run's end.
+    await writeBounded(tmp, text, FILE_TARGET_TIMEOUT_MS, 'the metrics file');
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
@@ -118,7 +120,8 @@ export async function writeMetricsFile(path: string, text: string): Promise<void
  * file written before the label was renamed (`job`) is read too.
  */
 export async function readLastSuccess(path: string, job: string): Promise<number | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => '');
+  // A FIFO or a device at the path is no earlier metrics file: nothing to carry over, never waited on.
+  const text = (await readBounded(path, FILE_TARGET_TIMEOUT_MS, 1024 * 1024, 'the metrics file').catch(() => undefined)) ?? '';
   for (const label of ['efa_job', 'job']) {
     const prefix = `efa_sync_run_last_success_timestamp_seconds{${label}="${escapeLabelValue(job)}"} `;
     const line = text.split('\n').find((l) => l.startsWith(prefix));

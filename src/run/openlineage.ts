@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { appendFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { appendBounded } from '../util/bounded-file.js';
 import { OPERATION_PATHS, type Operation } from '../efa/operations.js';
 import { buildUrl, parseBaseUrl } from '../efa/url.js';
 import { ConfigError, errorText } from '../errors.js';
@@ -179,7 +179,8 @@ export function createLineageEmitter(target: LineageTarget, log: Logger, env: No
       const type = String(event['eventType']);
       try {
         if (target.kind === 'file') {
-          await appendFile(target.path, `${JSON.stringify(event)}\n`, 'utf8');
+          // Bounded as the HTTP POST is: a FIFO nobody reads or a hung mount never holds the process.
+          await appendBounded(target.path, `${JSON.stringify(event)}\n`, EMIT_TIMEOUT_MS, 'an OpenLineage event');
         } else {
           const res = await fetch(target.url, {
             method: 'POST',

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,3 +92,125 @@ describe('exit codes a scheduler must not misread (built CLI)', () => {
     expect(String(warning?.['msg'])).toContain(`the box is [${[minLon, minLat, maxLon, maxLat].join(', ')}]`);
   }, 300_000);
 });
+
+/**
+ * Issue 45, point 3: exits a scheduler acts on, through the built CLI. Each case exits as the table
+ * says, naming the flag or variable at fault; the upstream ones as `run` classifies them (75).
+ */
+describe('exit codes of configuration and of an upstream that is down (built CLI, issue 45)', () => {
+  let sim: Simulator;
+  let db: TestDbUrl;
+  let dir: string;
+  let upstreams: { down: string; failing: string; hanging: string; close(): Promise<void> };
+  let jobFile: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, seed: 9, size: 400 });
+    db = await createTestDbUrl();
+    dir = await mkdtemp(join(tmpdir(), 'efa-sync-exits45-'));
+    upstreams = await deadUpstreams();
+    jobFile = join(dir, 'exits45.json');
+    await writeFile(jobFile, JSON.stringify({
+      name: 'exits45', baseUrl: sim.url, region: { bbox: [...sim.world.bbox] }, rateLimit: { requestsPerSecond: 200, concurrency: 4 },
+      sweeps: { coord: { types: ['STOP', 'POI_POINT'], maxPerRequest: 100 } },
+    }));
+    const harvested = await runBuiltCli(['run', jobFile, '--db', db.url, '--log-format', 'json'], {}, 240_000);
+    expect(harvested.code, harvested.stderr.slice(-1500)).toBe(0);
+  }, 300_000);
+  afterAll(async () => {
+    await upstreams?.close();
+    await sim?.stop();
+    await db?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const errorLine = (stderr: string): Record<string, unknown> | undefined => jsonLines(stderr).find((l) => l['level'] === 'error');
+
+  it.skipIf(dbKind() !== 'postgres')('PGSSLMODE=require against a server that offers no TLS: exit 2 naming PGSSLMODE; sslmode=require in the URL: exit 2 naming it', async () => {
+    const r = await runBuiltCli(['runs', '--db', db.url, '--log-format', 'json'], { PGSSLMODE: 'require' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(errorLine(r.stderr)).toMatchObject({ error: 'DatabaseRefusedError', exitCode: 2 });
+    expect(String(errorLine(r.stderr)?.['msg'])).toContain('offers no TLS, and PGSSLMODE=require requires it');
+    const inUrl = new URL(db.url);
+    inUrl.searchParams.set('sslmode', 'require');
+    const u = await runBuiltCli(['runs', '--db', inUrl.toString(), '--log-format', 'json']);
+    expect(u.code, u.stderr).toBe(2);
+    expect(String(errorLine(u.stderr)?.['msg'])).toContain('sslmode=require in the database URL');
+  });
+
+  it.each([
+    ['a cast the rows fail', 'name::int > 0'],
+    ['a division by zero', 'fid/0 = 1'],
+    ['a name that resolves to several functions', "'pg_read_file'::regproc IS NOT NULL"],
+  ])('export --where with %s: exit 2 naming --where, with the server\'s reason', async (_what, condition) => {
+    const out = join(dir, 'where.csv');
+    const r = await runBuiltCli(['export', '--db', db.url, '--relation', 'stops', '--out', out, '--where', condition, '--log-format', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(errorLine(r.stderr)).toMatchObject({ error: 'ConfigError', exitCode: 2 });
+    expect(String(errorLine(r.stderr)?.['msg'])).toMatch(/^--where: the database cannot evaluate the condition \(.+\)/);
+  });
+
+  it.each([
+    ['a host that does not resolve', 'down'],
+    ['an upstream answering only 503', 'failing'],
+    ['an upstream that accepts and never answers', 'hanging'],
+  ] as const)('plan --probe against %s: exit 75 as run gives, with what was asked', async (_what, which) => {
+    const file = join(dir, `probe-${which}.json`);
+    await writeFile(file, JSON.stringify({
+      name: `probe-${which}`, baseUrl: upstreams[which], region: { bbox: [...sim.world.bbox] }, rateLimit: { requestsPerSecond: 50, concurrency: 2 },
+      sweeps: { coord: { types: ['STOP'], maxPerRequest: 100 } },
+    }));
+    const r = await runBuiltCli(['plan', file, '--probe', '8', '--log-format', 'json']);
+    expect(r.code, r.stderr).toBe(75);
+    expect(errorLine(r.stderr)).toMatchObject({ error: 'UpstreamUnavailableError', exitCode: 75 });
+    expect(String(errorLine(r.stderr)?.['msg'])).toContain('cannot be reached now: coordInfo');
+  });
+
+  it('run --accept-deletions with a number beyond bigint, an id no run has, or a run of another job: exit 2 before any request', async () => {
+    const other = join(dir, 'other.json');
+    await writeFile(other, JSON.stringify({
+      name: 'other45', baseUrl: sim.url, region: { bbox: [...sim.world.bbox] }, rateLimit: { requestsPerSecond: 200, concurrency: 4 },
+      sweeps: { coord: { types: ['STOP'], maxPerRequest: 100 } },
+    }));
+    const runs = await runBuiltCli(['runs', '--db', db.url, '--job', 'exits45', '--json']);
+    const runId = String((JSON.parse(runs.stdout) as { run_id: string }[])[0]?.run_id);
+    const cases: [string, string, RegExp][] = [
+      [jobFile, '9999999999999999999', /--accept-deletions: 9999999999999999999 is no run id/],
+      [jobFile, '987654321', /--accept-deletions: there is no run 987654321 in /],
+      [other, runId, new RegExp(`--accept-deletions: run ${runId} is a run of job exits45, not of job other45`)],
+    ];
+    for (const [file, id, message] of cases) {
+      const before = sim.requestLog.length;
+      const r = await runBuiltCli(['run', file, '--db', db.url, '--accept-deletions', id, '--log-format', 'json']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(String(errorLine(r.stderr)?.['msg'])).toMatch(message);
+      expect(sim.requestLog.length).toBe(before);
+    }
+  }, 120_000);
+});
+
+/** Upstreams that cannot serve: a name that does not resolve (.invalid, RFC 2606), a 503 server, a server that never answers. */
+async function deadUpstreams(): Promise<{ down: string; failing: string; hanging: string; close(): Promise<void> }> {
+  const failing = createServer((_req, res) => {
+    res.statusCode = 503;
+    res.end('maintenance');
+  });
+  const sockets = new Set<Socket>();
+  const hanging = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const listen = (server: { listen(port: number, host: string, cb: () => void): unknown; address(): unknown }): Promise<number> =>
+    new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  const failingPort = await listen(failing);
+  const hangingPort = await listen(hanging);
+  return {
+    down: 'http://efa-sync-no-such-host.invalid/efa',
+    failing: `http://127.0.0.1:${failingPort}/efa`,
+    hanging: `http://127.0.0.1:${hangingPort}/efa`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      failing.closeAllConnections();
+      await Promise.all([new Promise((r) => failing.close(r)), new Promise((r) => hanging.close(r))]);
+    },
+  };
+}

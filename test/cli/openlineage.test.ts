@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -162,5 +163,21 @@ describe('OpenLineage run events, through the built CLI, to a local receiver', (
     expect(again.code, again.stderr).toBe(0);
     const lines = (await readFile(ndjson, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Received['event']);
     expect(lines.map((e) => e.eventType)).toEqual(['START', 'COMPLETE']);
+  }, 240_000);
+
+  it('file targets that are FIFOs nobody reads (OpenLineage, metrics): the run ends and the process exits, a warning names the FIFO (issue 45, point 4)', async () => {
+    const fifo = join(dir, 'lineage.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const metrics = join(dir, 'metrics.fifo');
+    execFileSync('mkfifo', [metrics]);
+    const file = await job('lineage-fifo', sim.url, sim.world.bbox);
+    // The harness kills the child only after 120 s; before the fix it never exited at all.
+    const r = await runBuiltCli(['run', file, '--db', db.url, '--log-format', 'json', '--openlineage-url', `file://${fifo}`, '--metrics-file', metrics]);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = jsonLines(r.stderr).filter((l) => l['level'] === 'warn' && String(l['msg']).includes(`${fifo} is a FIFO (named pipe) nobody reads`));
+    expect(warnings.map((w) => String(w['msg']).match(/OpenLineage (\w+) event/)?.[1])).toEqual(['START', 'COMPLETE']);
+    // The metrics file is written beside and renamed into place: the FIFO is replaced, nothing waits on it.
+    expect((await stat(metrics)).isFile()).toBe(true);
+    expect(await readFile(metrics, 'utf8')).toContain('efa_sync_run_last_success_timestamp_seconds');
   }, 240_000);
 });

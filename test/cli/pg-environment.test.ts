@@ -30,7 +30,7 @@ const secret = 'never-printed-Pa55';
 
 function runIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCli, ...args], { cwd, env: { ...process.env, ...cleanEnv, PGHOST: undefined, PGPORT: undefined, PGDATABASE: undefined, PGUSER: undefined, PGPASSWORD: undefined, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd, env: { ...process.env, ...cleanEnv, PGHOST: undefined, PGPORT: undefined, PGDATABASE: undefined, PGUSER: undefined, PGPASSWORD: undefined, PGSERVICE: undefined, PGSERVICEFILE: undefined, PGSYSCONFDIR: undefined, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -104,5 +104,50 @@ describe.skipIf(!existsSync(builtCli) || dbKind() !== 'postgres')('libpq environ
     expect(layers).not.toMatch(/_\d{8} \(/);
     const view = execFileSync('ogrinfo', ['-ro', '-so', conn, 'current_stops'], { env: { ...env, PGSQL_OGR_FID: 'fid' }, encoding: 'utf8' });
     expect(view).toContain('FID Column = fid');
+  }, 120_000);
+
+  it('PGSERVICE reads the service from PGSERVICEFILE, else ~/.pg_service.conf, else $PGSYSCONFDIR/pg_service.conf; what it cannot pass on is refused by name (issue 45)', async () => {
+    const service = `# written by the test\n[efa_test]\nhost=${pgEnv.PGHOST}\nport=${pgEnv.PGPORT}\ndbname=${pgEnv.PGDATABASE}\nuser=${pgEnv.PGUSER}\npassword=${pgEnv.PGPASSWORD}\n\n[efa_hostaddr]\nhostaddr=127.0.0.1\n`;
+    const home = join(dir, 'home');
+    const sysconf = join(dir, 'sysconf');
+    await mkdir(home, { recursive: true });
+    await mkdir(sysconf, { recursive: true });
+    const own = join(dir, 'own-service.conf');
+    await writeFile(own, service);
+    await writeFile(join(sysconf, 'pg_service.conf'), service);
+    const listed = (r: { stdout: string }): string[] => (JSON.parse(r.stdout) as { job_name: string }[]).map((row) => row.job_name);
+    // A run only this database holds: the service must lead to it.
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query(`INSERT INTO efa.runs (run_id, job_name, job_hash, source, status) VALUES (900045, 'pgservice-marker', 'h', 'pgservice-marker', 'succeeded')`);
+    } finally {
+      await c.end();
+    }
+
+    const byFile = await runIn(dir, ['runs', '--json'], { PGSERVICE: 'efa_test', PGSERVICEFILE: own, HOME: home });
+    expect(byFile.code, byFile.stderr).toBe(0);
+    expect(listed(byFile)).toContain('pgservice-marker');
+    const userHome = join(dir, 'user-home');
+    await mkdir(userHome, { recursive: true });
+    await writeFile(join(userHome, '.pg_service.conf'), service);
+    const byHome = await runIn(dir, ['runs', '--json'], { PGSERVICE: 'efa_test', HOME: userHome });
+    expect(byHome.code, byHome.stderr).toBe(0);
+    expect(listed(byHome)).toContain('pgservice-marker');
+    const bySysconf = await runIn(dir, ['runs', '--json'], { PGSERVICE: 'efa_test', HOME: home, PGSYSCONFDIR: sysconf });
+    expect(bySysconf.code, bySysconf.stderr).toBe(0);
+    expect(listed(bySysconf)).toContain('pgservice-marker');
+    // The password comes from the file: never printed.
+    if (pgEnv.PGPASSWORD === secret) expect(byFile.stdout + byFile.stderr + bySysconf.stderr).not.toContain(secret);
+
+    const missing = await runIn(dir, ['runs', '--log-format', 'json'], { PGSERVICE: 'no_such_service', PGSERVICEFILE: own, HOME: home, PGSYSCONFDIR: sysconf });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('PGSERVICE: service \\"no_such_service\\" is defined in none of');
+    const hostaddr = await runIn(dir, ['runs', '--log-format', 'json'], { PGSERVICE: 'efa_hostaddr', PGSERVICEFILE: own });
+    expect(hostaddr.code).toBe(2);
+    expect(hostaddr.stderr).toContain('sets hostaddr, which efa-sync cannot pass to its PostgreSQL driver');
+    const noFile = await runIn(dir, ['runs', '--log-format', 'json'], { PGSERVICE: 'efa_test', PGSERVICEFILE: join(dir, 'absent.conf') });
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toContain('PGSERVICEFILE:');
   }, 120_000);
 });
