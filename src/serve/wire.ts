@@ -39,6 +39,8 @@ export interface WireProxyOptions {
   readonly password?: string | undefined;
   /** `--write`: row changes pass the statement check too. */
   readonly write: boolean;
+  /** False only in tests that show privilege alone holds: statements go to the database unchecked. */
+  readonly guard?: boolean;
   readonly maxConnections: number;
   readonly authTimeoutMs: number;
   readonly maxMessageBytes: number;
@@ -71,6 +73,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   const session = {
     id,
     prefix,
+    remote,
     get settings() {
       return settings;
     },
@@ -157,7 +160,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   };
 
   const onMessage = (type: string, body: Buffer): void => {
-    const verdict = checkFrontend(type, body, { prefix, write: options.write, refused: (why) => options.onRefused?.(why, remote) });
+    const verdict = checkFrontend(type, body, { prefix, write: options.write, guard: options.guard !== false, refused: (why) => options.onRefused?.(why, remote) });
     if (verdict.kind === 'relay') options.scheduler.submit(session, verdict.bytes);
     else if (verdict.kind === 'terminate') {
       client.end();
