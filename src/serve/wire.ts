@@ -5,6 +5,7 @@ import { checkEncoding } from './guard.js';
 import { CANCEL_REQUEST, cstring, errorResponse, FrameReader, GSSENC_REQUEST, int32, message, parameterStatus, PROTOCOL_3, readCString, readyForQuery, SSL_REQUEST } from './protocol.js';
 import { ScramExchange } from './scram.js';
 import type { SessionScheduler } from './session.js';
+import { Spool } from './spool.js';
 
 /**
  * The front door of `serve`: the PostgreSQL protocol as far as a client sees it (startup, SCRAM,
@@ -67,6 +68,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   let user = 'postgres';
   let settings: [string, string][] = [];
   const scram = options.password === undefined ? undefined : new ScramExchange(options.password);
+  const spool = new Spool(client);
   const authTimer = setTimeout(() => fail('08006', `efa-sync serve: authentication not completed within ${options.authTimeoutMs / 1000} s`), options.authTimeoutMs);
   authTimer.unref();
 
@@ -77,7 +79,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     get settings() {
       return settings;
     },
-    send: (bytes: Buffer) => void (client.destroyed ? undefined : client.write(bytes)),
+    send: (bytes: Buffer) => spool.write(bytes),
     fatal: (code: string, text: string) => fail(code, text),
   };
 
@@ -93,6 +95,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     release();
     clearTimeout(authTimer);
     frames.clear();
+    spool.close();
     phase = 'startup';
     keys.delete(id);
     options.scheduler.remove(id);

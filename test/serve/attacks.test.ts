@@ -232,6 +232,15 @@ for (const guard of [false, true]) {
       expect(await wedged).not.toBe('ran');
       await wedging.end().catch(() => undefined);
       expect((await other.query(WHO)).rows[0]).toEqual(READER);
+      // An answer larger than what serve keeps in memory per client goes through its spool file, whole and in order.
+      const big = await other.query<{ n: number; len: number; last: string }>(
+        "SELECT count(*)::int AS n, sum(length(v))::int AS len, max(v) AS last FROM (SELECT repeat('x', 1000) || i AS v FROM generate_series(1, 20000) i) s",
+      );
+      expect(big.rows[0]).toMatchObject({ n: 20000 });
+      const rows = await other.query<{ v: string }>("SELECT repeat('x', 1000) || i AS v FROM generate_series(1, 20000) i");
+      expect(rows.rows.length).toBe(20000);
+      expect(rows.rows[19999]?.v).toBe(`${'x'.repeat(1000)}20000`);
+      expect((await other.query('SELECT 9 AS v')).rows[0]).toEqual({ v: 9 });
       if (guard) {
         // --statement-timeout 8: the statement is ended, the server goes on.
         const slept = await other.query('SELECT pg_sleep(600)').then(
