@@ -17,6 +17,8 @@ import { ClientIdentity, prepareServeRoles, SERVE_ROLE, SERVE_WRITE_ROLE } from 
 export interface EngineWorkerData {
   readonly dataDir: string;
   readonly write: boolean;
+  /** False when reopening after a restart: the roles and grants are in the database already (a restart is seconds others wait). */
+  readonly prepareRoles?: boolean;
 }
 
 export interface ResetRequest {
@@ -51,12 +53,12 @@ interface Kept {
   readonly types: readonly number[];
 }
 
-const { dataDir, write } = workerData as EngineWorkerData;
+const { dataDir, write, prepareRoles = true } = workerData as EngineWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('engine-worker runs as a worker thread');
 
 const db = await PGlite.create({ dataDir, ...(await pgliteEngine()) });
-await prepareServeRoles(db);
+if (prepareRoles) await prepareServeRoles(db);
 const identity = new ClientIdentity(db, write ? SERVE_WRITE_ROLE : SERVE_ROLE);
 await identity.enter(!write);
 /** Each connected client's protocol-level prepared statements, while another client has the session. */

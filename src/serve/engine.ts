@@ -28,6 +28,8 @@ export class Engine {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private stopping = false;
+  /** The roles were prepared by a worker that opened the database: a restart skips that. */
+  private rolesPrepared = false;
 
   constructor(
     private readonly data: EngineWorkerData,
@@ -36,11 +38,12 @@ export class Engine {
 
   async start(): Promise<void> {
     const { url, execArgv } = workerEntry('engine-worker', import.meta.url);
-    const worker = new Worker(url, { workerData: this.data, execArgv });
+    const worker = new Worker(url, { workerData: { ...this.data, prepareRoles: !this.rolesPrepared } satisfies EngineWorkerData, execArgv });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {
       const onReady = (reply: EngineReply): void => {
         if (reply.ready === true) {
+          this.rolesPrepared = true;
           worker.off('error', reject);
           resolve();
         }
