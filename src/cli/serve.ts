@@ -6,7 +6,7 @@ import { dbUrlFrom, redactUrl } from '../db/index.js';
 import { lockDataDir } from '../db/lock.js';
 import { ConfigError } from '../errors.js';
 import { Engine, serverSettings } from '../serve/engine.js';
-import { SERVE_ROLE } from '../serve/role.js';
+import { SERVE_ROLE, SERVE_WRITE_ROLE } from '../serve/role.js';
 import { addCommonOptions, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
 import { untilStopped } from './stop.js';
 
@@ -30,6 +30,10 @@ export interface ServeOptions {
   readonly onProblem?: (what: string) => void;
   /** A client idle inside a transaction this long is rolled back and disconnected; 0 = never. */
   readonly idleInTransactionMs?: number;
+  /** A client's statement running longer is ended (PGlite restarted); 0 = never. */
+  readonly statementTimeoutMs?: number;
+  /** False only in tests that show privilege alone holds (EFA_SERVE_TEST_NO_GUARD=1): statements are not checked. */
+  readonly guard?: boolean;
   /** Startup and password must be done within this. */
   readonly authTimeoutMs?: number;
   /** The largest message an authenticated client may send. */
@@ -37,6 +41,9 @@ export interface ServeOptions {
 }
 
 export const defaultIdleInTransactionMs = 30_000;
+export const defaultStatementTimeoutMs = 30_000;
+/** The test-only switch that turns the statement check off; privilege alone must then hold (test/serve/attacks). */
+export const NO_GUARD_ENV = 'EFA_SERVE_TEST_NO_GUARD';
 
 export interface Served {
   readonly host: string;
@@ -110,7 +117,7 @@ export async function startServe(options: ServeOptions): Promise<Served> {
     engine = started;
     await started.start();
     const settings = await serverSettings(started);
-    const sessions = new SessionScheduler(started, options.idleInTransactionMs ?? defaultIdleInTransactionMs, log);
+    const sessions = new SessionScheduler(started, options.idleInTransactionMs ?? defaultIdleInTransactionMs, log, options.statementTimeoutMs ?? defaultStatementTimeoutMs);
     const proxy = await startWireProxy({
       host,
       port: options.port ?? defaultServePort,
@@ -118,6 +125,7 @@ export async function startServe(options: ServeOptions): Promise<Served> {
       serverSettings: settings,
       password,
       write: !readOnly,
+      guard: options.guard !== false,
       maxConnections: options.maxConnections ?? 16,
       authTimeoutMs: options.authTimeoutMs ?? 10_000,
       maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
@@ -162,8 +170,8 @@ export function connectionHelp(served: Pick<Served, 'host' | 'port' | 'psql' | '
     `  QGIS:   Layer > Add Layer > Add PostGIS Layers > New: host ${host}, port ${served.port}, database postgres, user postgres, ${password}, SSL mode disable; tables in schema efa`,
     `  others: DBeaver, Metabase, ogr2ogr: the same host/port/database/user, e.g. ogrinfo PG:"host=${host} port=${served.port} dbname=postgres user=postgres" efa.stops`,
     served.readOnly
-      ? `  read-only: clients run as role ${SERVE_ROLE} (SELECT on schema efa); COPY to files or programs, server file functions and role changes are refused (--write allows row changes)`
-      : `  WRITES ALLOWED (--write): clients may change rows of schema efa as role ${SERVE_ROLE}`,
+      ? `  read-only: clients run as role ${SERVE_ROLE} (SELECT on schema efa, never a superuser); COPY to files or programs, server file functions, large objects and role changes are refused (--write allows row changes)`
+      : `  WRITES ALLOWED (--write): clients may change rows of schema efa as role ${SERVE_WRITE_ROLE} (never a superuser)`,
   ];
 }
 
@@ -173,6 +181,7 @@ interface ServeCliOptions extends Pick<CommonOptions, 'db' | 'logFormat' | 'verb
   write?: boolean;
   passwordEnv: string;
   idleInTransactionTimeout: number;
+  statementTimeout: number;
   authTimeout: number;
   maxConnections: number;
 }
@@ -193,6 +202,12 @@ export function registerServe(program: Command): void {
       'a client idle inside a transaction this long is rolled back and disconnected, so the others sharing the session go on (0 = never)',
       (v) => (v === '0' ? 0 : positiveNumber('--idle-in-transaction-timeout')(v)),
       defaultIdleInTransactionMs / 1000,
+    )
+    .option(
+      '--statement-timeout <seconds>',
+      "a client's statement running longer is ended (57014) and the embedded database restarted, so the others sharing it go on (0 = never)",
+      (v) => (v === '0' ? 0 : positiveNumber('--statement-timeout')(v)),
+      defaultStatementTimeoutMs / 1000,
     )
     .option('--auth-timeout <seconds>', 'startup and password must be done within this; a silent connection is then closed', positiveNumber('--auth-timeout'), 10)
     .option('--max-connections <n>', 'connections at a time, those logging in included; one more is told "too many connections"', positiveNumber('--max-connections'), 16);
@@ -218,6 +233,8 @@ export function registerServe(program: Command): void {
       write: opts.write === true,
       password,
       idleInTransactionMs: opts.idleInTransactionTimeout * 1000,
+      statementTimeoutMs: opts.statementTimeout * 1000,
+      guard: process.env[NO_GUARD_ENV] !== '1',
       maxConnections: opts.maxConnections,
       authTimeoutMs: opts.authTimeout * 1000,
       onRefused: (what, remote) => log.warn(`refused from ${remote}: ${what}`),
@@ -226,11 +243,13 @@ export function registerServe(program: Command): void {
     // Before the line that says it is serving. Stopping ends a running statement within seconds (serve.stop).
     const stopped = untilStopped(() => served.stop(), 15_000);
     process.stdout.write([`serving ${url} on ${served.host}:${served.port}; Ctrl-C stops it`, ...connectionHelp(served), ''].join('\n'));
+    if (process.env[NO_GUARD_ENV] === '1') log.warn(`${NO_GUARD_ENV}=1: the statement check is off (a test-only switch); clients meet only the role's privileges`);
     if (!isLoopback(served.host)) {
       log.warn(`serving on ${served.host}: every machine that reaches port ${served.port} can try the password; there is no TLS, so use it on a trusted network only`);
     }
     log.info('serving the embedded database', { host: served.host, port: served.port, readOnly: served.readOnly, authentication: served.password ? 'scram-sha-256' : 'none',
       idleInTransactionTimeoutSeconds: opts.idleInTransactionTimeout,
+      statementTimeoutSeconds: opts.statementTimeout,
       maxConnections: opts.maxConnections,
     });
     await stopped;

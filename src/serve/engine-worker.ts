@@ -1,73 +1,124 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteEngine } from '../db/pglite-engine.js';
-import { identifier, literal } from './protocol.js';
-import { enterServeRole } from './role.js';
+import { cstring, identifier, int32, literal, message } from './protocol.js';
+import { ClientIdentity, prepareServeRoles, SERVE_ROLE, SERVE_WRITE_ROLE } from './role.js';
 
 /**
  * PGlite for `serve`, in a worker thread. PGlite runs its WebAssembly on the thread that calls it
  * and cannot interrupt a statement (statement_timeout does not fire: a 30-million-row count ran
  * 33 s with a 200 ms timeout); on its own thread the proxy stays responsive to every other client
- * and to signals, and a cancel request or SIGTERM can end a statement by terminating this worker.
+ * and to signals, and a cancel, a timeout or SIGTERM can end a statement by terminating this worker.
+ *
+ * Clients' messages run as the client role, locked (role.ts); the privileged path (the roles'
+ * setup, the reset between clients) runs here, between messages, and no client message reaches it.
  */
 
 export interface EngineWorkerData {
   readonly dataDir: string;
   readonly write: boolean;
+  /** False when reopening after a restart: the roles and grants are in the database already (a restart is seconds others wait). */
+  readonly prepareRoles?: boolean;
+}
+
+export interface ResetRequest {
+  /** The prefix of the client whose protocol-level statements are kept for its next turn (the last owner), if it is still connected. */
+  readonly outgoing?: string;
+  /** The client taking the session: its kept statements are prepared again. */
+  readonly incoming: string;
+  /** Prefixes of the connected clients: what others kept is dropped. */
+  readonly livePrefixes: readonly string[];
+  /** The incoming client's startup settings (an allow-list, wire.ts), applied as the client role. */
+  readonly settings: readonly (readonly [string, string])[];
 }
 
 export type EngineRequest =
   | { readonly id: number; readonly op: 'raw'; readonly bytes: Uint8Array }
-  | { readonly id: number; readonly op: 'reset'; readonly livePrefixes: readonly string[]; readonly settings: readonly (readonly [string, string])[] }
+  | ({ readonly id: number; readonly op: 'reset' } & ResetRequest)
   | { readonly id: number; readonly op: 'close' };
 
 export interface EngineReply {
   readonly id: number;
   readonly bytes?: Uint8Array;
   readonly error?: string;
+  /** The session's user was not the client role after a client message: the engine must be restarted. */
+  readonly escaped?: true;
   /** Sent once, when PGlite is open. */
   readonly ready?: true;
 }
 
-const { dataDir, write } = workerData as EngineWorkerData;
+interface Kept {
+  readonly name: string;
+  readonly statement: string;
+  readonly types: readonly number[];
+}
+
+const { dataDir, write, prepareRoles = true } = workerData as EngineWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('engine-worker runs as a worker thread');
 
 const db = await PGlite.create({ dataDir, ...(await pgliteEngine()) });
-await enterServeRole(db, write);
-if (!write) await db.exec('SET default_transaction_read_only = on');
+if (prepareRoles) await prepareServeRoles(db);
+const identity = new ClientIdentity(db, write ? SERVE_WRITE_ROLE : SERVE_ROLE);
+await identity.enter(!write);
+/** Each connected client's protocol-level prepared statements, while another client has the session. */
+const kept = new Map<string, Kept[]>();
 
 /**
- * Hands the one session to another client: what the previous one left (settings, SQL-level
- * PREPAREs, cursors, LISTENs, advisory locks) is gone, then the new client's startup settings and
- * the read-only default are applied. Protocol-level prepared statements carry the name prefix of the
- * client that made them (the proxy adds it), so those of clients still connected are kept.
+ * Hands the session to another client as a fresh one: DISCARD ALL (settings, the session's
+ * authorization, prepared statements, portals and cursors WITH HOLD included, temporary objects,
+ * LISTEN, advisory locks, cached plans) runs on the privileged path, since the lock refuses it to
+ * the client role. The outgoing client's protocol-level statements are kept aside and prepared again
+ * on its next turn, so no client ever sees another's in pg_prepared_statements.
  */
-async function reset(livePrefixes: readonly string[], settings: readonly (readonly [string, string])[]): Promise<void> {
-  await db.exec('RESET ALL; CLOSE ALL; UNLISTEN *');
-  await db.query('SELECT pg_advisory_unlock_all()');
-  const prepared = await db.query<{ name: string; from_sql: boolean }>('SELECT name, from_sql FROM pg_prepared_statements');
-  const stale = prepared.rows.filter((row) => row.from_sql || !livePrefixes.some((prefix) => row.name.startsWith(prefix)));
-  for (const row of stale) await db.exec(`DEALLOCATE ${identifier(row.name)}`);
-  if (!write) await db.exec('SET default_transaction_read_only = on');
-  for (const [name, value] of settings) {
-    // A value PostgreSQL refuses (DateStyle 'nonsense') is left at its default, as the client sees in ParameterStatus.
+async function reset(request: ResetRequest): Promise<void> {
+  // An extended-protocol batch left without its Sync, then a transaction left open, end as the client.
+  await db.execProtocolRaw(message('S', Buffer.alloc(0)));
+  if (db.isInTransaction()) await db.exec('ROLLBACK');
+  await identity.privileged(!write, async () => {
+    if (request.outgoing !== undefined) {
+      const rows = await db.query<Kept & { types: string }>(
+        `SELECT name, statement, coalesce(array_to_string(parameter_types::oid[], ','), '') AS types
+           FROM pg_prepared_statements WHERE NOT from_sql AND left(name, length($1)) = $1`,
+        [request.outgoing],
+      );
+      kept.set(request.outgoing, rows.rows.map((row) => ({ name: row.name, statement: row.statement, types: row.types === '' ? [] : row.types.split(',').map(Number) })));
+    }
+    for (const prefix of kept.keys()) if (!request.livePrefixes.includes(prefix)) kept.delete(prefix);
+    await db.exec('DISCARD ALL');
+  });
+  for (const [name, value] of request.settings) {
+    // As the client role. A value PostgreSQL refuses (DateStyle 'nonsense') is left at its default, as the client sees in ParameterStatus.
     await db.exec(`SET ${identifier(name)} = ${literal(value)}`).catch(() => undefined);
   }
+  const statements = kept.get(request.incoming) ?? [];
+  kept.delete(request.incoming);
+  if (statements.length > 0) {
+    const parses = statements.map((s) => message('P', Buffer.concat([cstring(s.name), cstring(s.statement), Buffer.from([s.types.length >> 8, s.types.length & 0xff]), ...s.types.map(int32)])));
+    identity.lock();
+    await db.execProtocolRaw(Buffer.concat([...parses, message('S', Buffer.alloc(0))]));
+  }
+  identity.lock();
 }
 
 port.on('message', (request: EngineRequest) => {
   const answer = async (): Promise<EngineReply> => {
-    if (request.op === 'raw') return { id: request.id, bytes: await db.execProtocolRaw(request.bytes) };
+    if (request.op === 'raw') {
+      identity.lock();
+      const bytes = await db.execProtocolRaw(request.bytes);
+      // Never expected: the lock holds by PostgreSQL's rules. Should it not, the session is not handed on.
+      if (!identity.isClient) return { id: request.id, bytes, escaped: true };
+      return { id: request.id, bytes };
+    }
     if (request.op === 'reset') {
-      await reset(request.livePrefixes, request.settings);
+      await reset(request);
       return { id: request.id };
     }
     await db.close();
     return { id: request.id };
   };
   void answer().then(
-    (reply) => port.postMessage(reply),
+    (reply) => port.postMessage(reply, reply.bytes !== undefined ? [reply.bytes.buffer as ArrayBuffer] : []),
     (e: unknown) => port.postMessage({ id: request.id, error: e instanceof Error ? e.message : String(e) } satisfies EngineReply),
   );
 });

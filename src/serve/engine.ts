@@ -1,10 +1,15 @@
 import { Worker } from 'node:worker_threads';
-import type { EngineReply, EngineRequest, EngineWorkerData } from './engine-worker.js';
+import type { EngineReply, EngineRequest, EngineWorkerData, ResetRequest } from './engine-worker.js';
 import { workerEntry } from '../util/worker-entry.js';
 
 /** PGlite could not answer: the worker was terminated (cancel, SIGTERM) or died. */
 export class EngineStoppedError extends Error {
   override name = 'EngineStoppedError';
+}
+
+/** After a client's message the session was not the client role any more: its answer is withheld and PGlite restarted. */
+export class EngineEscapedError extends Error {
+  override name = 'EngineEscapedError';
 }
 
 type Pending = { resolve: (reply: EngineReply) => void; reject: (e: Error) => void };
@@ -23,6 +28,8 @@ export class Engine {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
   private stopping = false;
+  /** The roles were prepared by a worker that opened the database: a restart skips that. */
+  private rolesPrepared = false;
 
   constructor(
     private readonly data: EngineWorkerData,
@@ -31,11 +38,12 @@ export class Engine {
 
   async start(): Promise<void> {
     const { url, execArgv } = workerEntry('engine-worker', import.meta.url);
-    const worker = new Worker(url, { workerData: this.data, execArgv });
+    const worker = new Worker(url, { workerData: { ...this.data, prepareRoles: !this.rolesPrepared } satisfies EngineWorkerData, execArgv });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {
       const onReady = (reply: EngineReply): void => {
         if (reply.ready === true) {
+          this.rolesPrepared = true;
           worker.off('error', reject);
           resolve();
         }
@@ -78,20 +86,21 @@ export class Engine {
   async raw(bytes: Buffer): Promise<Buffer> {
     const reply = await this.request({ op: 'raw', bytes });
     if (reply.error !== undefined) throw new Error(reply.error);
+    if (reply.escaped === true) throw new EngineEscapedError('the session was not the client role after a client message');
     const out = reply.bytes ?? new Uint8Array(0);
     return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   }
 
-  async reset(livePrefixes: readonly string[], settings: readonly (readonly [string, string])[]): Promise<void> {
-    const reply = await this.request({ op: 'reset', livePrefixes, settings });
+  async reset(request: ResetRequest): Promise<void> {
+    const reply = await this.request({ op: 'reset', ...request });
     if (reply.error !== undefined) throw new Error(reply.error);
   }
 
   /** Ends whatever runs and opens PGlite again. */
-  async restart(): Promise<void> {
+  async restart(why = 'the statement was cancelled'): Promise<void> {
     const old = this.worker;
     this.worker = undefined;
-    this.failPending('the statement was cancelled');
+    this.failPending(why);
     await old?.terminate();
     await this.start();
   }

@@ -1,16 +1,16 @@
 import { loadModule, parseSync } from 'libpg-query';
+import { REVOKED_FUNCTIONS } from './role.js';
+import { checkSetting, checkTransactionOptions } from './settings.js';
 
 /**
  * What a served client may send, decided on the statement's parse tree (PostgreSQL's own parser,
  * compiled to WebAssembly by libpg-query), never on its text: comments, quoting, `U&"…"`
  * identifiers and several statements in one message all come out as the server would read them.
  *
- * Why a second line of defence beside the privileges of the reader role: PGlite is one session whose
- * authenticated user is the superuser `postgres`, so the role a client runs as is a session setting.
- * PostgreSQL lets that session go back to its authenticated user (`SET SESSION AUTHORIZATION
- * postgres`, `RESET SESSION AUTHORIZATION`, `DISCARD ALL`); those statements are the one way out
- * of the reader role (`set_config` and every procedural language are revoked from PUBLIC), and only
- * this check can refuse them.
+ * This is defence in depth, and a clearer error: what a client may do is decided by PostgreSQL's
+ * own privilege checks on the role it runs as (role.ts), which hold with this check switched off
+ * (test/serve/attacks.test.ts). The parser reads a statement as the server does because the
+ * settings that change how text is read can only be set to the defaults it parses with (settings.ts).
  */
 
 let loaded: Promise<void> | undefined;
@@ -20,9 +20,6 @@ export function loadGuard(): Promise<void> {
   loaded ??= loadModule();
   return loaded;
 }
-
-/** Settings that choose who the session is; changing them is changing privileges. */
-const IDENTITY_SETTINGS = new Set(['role', 'session_authorization', 'is_superuser']);
 
 /** Statements a reader needs: queries, cursors, settings, transactions, prepared statements. */
 const READ_STATEMENTS = new Set([
@@ -80,14 +77,7 @@ function nodesOf(tree: unknown): Node[] | string {
   return nodes;
 }
 
-/** Client encodings PGlite converts: UTF8 (and SQL_ASCII, which converts nothing). Measured: after LATIN1 PGlite answered nobody. */
-const ENCODINGS = new Set(['utf8', 'unicode', 'sqlascii']);
-
-/** Why a client_encoding is refused, or undefined. */
-export function checkEncoding(value: string): string | undefined {
-  if (ENCODINGS.has(value.toLowerCase().replace(/[-_\s]/g, ''))) return undefined;
-  return `client_encoding ${JSON.stringify(value.slice(0, 40))} is not supported: the embedded database converts only UTF8`;
-}
+export { checkEncoding } from './settings.js';
 
 /** Statement and portal names the proxy gives clients' protocol-level statements (`efa<client>_<name>`). */
 const RESERVED_NAME = /^efa[0-9]+_/i;
@@ -152,36 +142,23 @@ function verdictOf(sql: string, write: boolean): GuardVerdict {
     if (name === 'set_config') {
       return { refused: 'efa-sync serve: set_config() is refused (use SET for settings; the role cannot be changed)', parameters };
     }
-    // Large objects are stored in the database by any role, read-only setting or not (after a SET).
-    if (!write && LARGE_OBJECT_FUNCTION.test(name)) {
-      return { refused: `efa-sync serve: ${name}() is refused: large objects are writes, and the database is served read-only`, parameters };
+    if (REVOKED_FUNCTIONS.includes(name)) {
+      return { refused: `efa-sync serve: ${name}() is refused: a served client may not run it (docs/analysts/serve.md says why)`, parameters };
+    }
+    // Large objects are stored in the database by any role, read-only setting or not; revoked too (role.ts).
+    if (LARGE_OBJECT_FUNCTION.test(name)) {
+      return { refused: `efa-sync serve: ${name}() is refused: large objects are writes outside the tables serve publishes`, parameters };
     }
   }
   return { parameters };
 }
 
-/** The string values of a SET's arguments (`SET client_encoding = 'SJIS'`, `SET NAMES sjis`). */
-function setValues(body: Node): string[] {
-  const out: string[] = [];
-  for (const arg of Array.isArray(body['args']) ? body['args'] : []) {
-    const constant = isNode(arg) ? arg['A_Const'] : undefined;
-    const sval = isNode(constant) && isNode(constant['sval']) ? constant['sval']['sval'] : undefined;
-    if (typeof sval === 'string') out.push(sval);
-  }
-  return out;
-}
-
 function refuseStatement(kind: string, body: Node, write: boolean): string | undefined {
-  if (kind === 'VariableSetStmt' || kind === 'VariableShowStmt') {
-    const name = typeof body['name'] === 'string' ? body['name'].toLowerCase() : '';
-    if (kind === 'VariableSetStmt' && IDENTITY_SETTINGS.has(name)) return `changing ${name} is refused: a served client keeps the reader role`;
-    if (kind === 'VariableSetStmt' && name === 'client_encoding') {
-      for (const value of setValues(body)) {
-        const why = checkEncoding(value);
-        if (why !== undefined) return `${why}; keep UTF8 and convert in the client`;
-      }
-    }
-    return undefined;
+  if (kind === 'VariableShowStmt') return undefined;
+  if (kind === 'VariableSetStmt') return checkSetting(body, write);
+  if (kind === 'TransactionStmt') {
+    const why = checkTransactionOptions(body['options'], write);
+    if (why !== undefined) return why;
   }
   if (kind === 'DiscardStmt' && body['target'] === 'DISCARD_ALL') {
     return 'DISCARD ALL is refused (it resets the session authorization); DISCARD PLANS, SEQUENCES and TEMP are allowed';

@@ -1,4 +1,4 @@
-import { EngineStoppedError, type Engine } from './engine.js';
+import { EngineEscapedError, EngineStoppedError, type Engine } from './engine.js';
 import { errorResponse, lastMessage, readyForQuery } from './protocol.js';
 
 /**
@@ -20,6 +20,8 @@ export interface SessionClient {
   readonly id: number;
   /** Prefix of this client's protocol-level statement and portal names (see wire.ts). */
   readonly prefix: string;
+  /** The client's address, for the log. */
+  readonly remote: string;
   /** Startup settings (DateStyle, TimeZone, …) applied whenever the session passes to this client. */
   readonly settings: readonly (readonly [string, string])[];
   send(bytes: Buffer): void;
@@ -47,11 +49,15 @@ export class SessionScheduler {
   private restarting = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** What the running client is told when PGlite is restarted under its statement. */
+  private endedBecause: { readonly code: string; readonly text: string } | undefined;
 
   constructor(
     private readonly engine: Engine,
     private readonly idleInTransactionMs: number,
     private readonly onProblem: (what: string) => void,
+    /** A client's message that runs longer is ended (PGlite restarted); 0 = never. */
+    private readonly statementTimeoutMs = 0,
   ) {}
 
   add(client: SessionClient): void {
@@ -92,7 +98,9 @@ export class SessionScheduler {
     const entry = this.clients.get(id);
     if (entry === undefined) return;
     if (this.running === entry) {
-      void this.restartEngine('a cancel request');
+      this.onProblem(`cancel request from ${entry.client.remote} (client ${id})`);
+      this.endedBecause = { code: CANCELED, text: 'canceling statement due to user request' };
+      void this.restartEngine(`a cancel request of client ${id}`);
       return;
     }
     this.answerCanceled(entry);
@@ -124,17 +132,37 @@ export class SessionScheduler {
     this.idleTimer = undefined;
   }
 
+  /** The running client's statement ran past --statement-timeout: it is ended by restarting PGlite. */
+  private timeOut(entry: Waiting): void {
+    if (this.running !== entry) return;
+    const seconds = Math.round(this.statementTimeoutMs / 100) / 10;
+    this.endedBecause = { code: CANCELED, text: `canceling statement due to statement timeout (${seconds} s; serve --statement-timeout)` };
+    this.onProblem(`client ${entry.client.id} (${entry.client.remote}): statement timeout after ${seconds} s`);
+    void this.restartEngine(`the statement timeout of client ${entry.client.id}`);
+  }
+
+  /** PGlite answered a Query or Sync without ReadyForQuery: it will not be idle again, so it is restarted. */
+  private wedged(entry: Waiting, bytes: number): void {
+    this.onProblem(`client ${entry.client.id} (${entry.client.remote}): the embedded database gave no ReadyForQuery (${bytes} bytes of answer)`);
+    if (this.clients.get(entry.client.id) === entry) {
+      entry.client.send(Buffer.concat([errorResponse('ERROR', 'XX000', 'efa-sync serve: the embedded database failed on this statement and is restarted; your session state is gone'), readyForQuery('I')]));
+    }
+    entry.messages.length = 0;
+    void this.restartEngine(`no ReadyForQuery for client ${entry.client.id}`);
+  }
+
   private async restartEngine(why: string): Promise<void> {
     const entry = this.running;
     if (this.restarting) return;
     this.restarting = true;
     this.onProblem(`ending the running statement (${why}): PGlite restarts`);
     try {
-      await this.engine.restart();
+      await this.engine.restart(why);
     } catch (e) {
       this.onProblem(`PGlite did not restart: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.restarting = false;
+    this.endedBecause = undefined;
     // The session (and every transaction in it) is new: nobody owns it, no reset is due.
     if (this.owner === entry) this.owner = undefined;
     if (this.running === entry) this.running = undefined;
@@ -191,27 +219,41 @@ export class SessionScheduler {
 
   private async runOwner(entry: Waiting): Promise<void> {
     this.running = entry;
+    let timer: NodeJS.Timeout | undefined;
     try {
       if (this.lastOwner !== entry.client.id) {
         const live = [...this.clients.values()].map((w) => w.client.prefix);
-        await this.engine.reset(live, entry.client.settings);
+        const outgoing = this.lastOwner === undefined ? undefined : this.clients.get(this.lastOwner)?.client.prefix;
+        await this.engine.reset({ ...(outgoing === undefined ? {} : { outgoing }), incoming: entry.client.prefix, livePrefixes: live, settings: entry.client.settings });
         this.lastOwner = entry.client.id;
       }
       const batch = Buffer.concat(entry.messages.splice(0));
+      if (this.statementTimeoutMs > 0) timer = setTimeout(() => this.timeOut(entry), this.statementTimeoutMs);
       const answer = await this.engine.raw(batch);
+      clearTimeout(timer);
+      if (expectsReady(batch) && !hasReady(answer)) return this.wedged(entry, answer.length);
       if (this.clients.get(entry.client.id) === entry) entry.client.send(answer);
       const last = lastMessage(answer);
       // Idle again: the session is free for the next client. Anything else (a transaction, a batch
-      // without its Sync yet) keeps it.
-      if (last?.type === 'Z' && last.status === 'I' && this.owner === entry) this.owner = undefined;
+      // without its Sync yet) keeps it. What the client pipelined meanwhile waits its turn in the queue.
+      if (last?.type === 'Z' && last.status === 'I' && this.owner === entry) {
+        this.owner = undefined;
+        if (entry.messages.length > 0 && this.clients.get(entry.client.id) === entry) this.queue.push(entry);
+      }
     } catch (e) {
+      clearTimeout(timer);
       if (e instanceof EngineStoppedError) {
-        if (this.clients.get(entry.client.id) === entry && !this.stopped) {
-          entry.client.send(Buffer.concat([errorResponse('ERROR', CANCELED, `canceling statement due to user request (${e.message})`), readyForQuery('I')]));
-        }
+        const why = this.endedBecause ?? { code: CANCELED, text: `canceling statement due to user request (${e.message})` };
+        if (this.clients.get(entry.client.id) === entry && !this.stopped) entry.client.send(Buffer.concat([errorResponse('ERROR', why.code, why.text), readyForQuery('I')]));
         // restartEngine releases the session once PGlite is back.
         if (this.running === entry) this.running = undefined;
         return;
+      }
+      if (e instanceof EngineEscapedError) {
+        this.onProblem(`client ${entry.client.id} (${entry.client.remote}): ${e.message}; its answer is withheld and PGlite restarts`);
+        entry.client.fatal('42501', 'efa-sync serve: the session changed its role; the connection is closed');
+        this.remove(entry.client.id);
+        return void this.restartEngine('a session that changed its role');
       }
       this.onProblem(`PGlite failed on a message of client ${entry.client.id}: ${e instanceof Error ? e.message : String(e)}`);
       entry.client.fatal('XX000', 'efa-sync serve: the embedded database failed on this message; the connection is closed');
@@ -223,6 +265,27 @@ export class SessionScheduler {
     if (this.owner === entry && !this.clients.has(entry.client.id)) await this.rollbackOwner();
     else this.pump();
   }
+}
+
+/** True when a batch holds a Query or a Sync: PostgreSQL then ends its answer with ReadyForQuery. */
+function expectsReady(batch: Buffer): boolean {
+  return typesOf(batch).some((t) => t === 0x51 || t === 0x53);
+}
+
+function hasReady(answer: Buffer): boolean {
+  return typesOf(answer).includes(0x5a);
+}
+
+/** The message types of a buffer of whole protocol messages. */
+function typesOf(bytes: Buffer): number[] {
+  const types: number[] = [];
+  for (let at = 0; at + 5 <= bytes.length; ) {
+    const length = bytes.readInt32BE(at + 1);
+    if (length < 4) break;
+    types.push(bytes[at] ?? 0);
+    at += 1 + length;
+  }
+  return types;
 }
 
 /** A simple-query message. */

@@ -5,6 +5,7 @@ import { checkEncoding } from './guard.js';
 import { CANCEL_REQUEST, cstring, errorResponse, FrameReader, GSSENC_REQUEST, int32, message, parameterStatus, PROTOCOL_3, readCString, readyForQuery, SSL_REQUEST } from './protocol.js';
 import { ScramExchange } from './scram.js';
 import type { SessionScheduler } from './session.js';
+import { Spool } from './spool.js';
 
 /**
  * The front door of `serve`: the PostgreSQL protocol as far as a client sees it (startup, SCRAM,
@@ -39,6 +40,8 @@ export interface WireProxyOptions {
   readonly password?: string | undefined;
   /** `--write`: row changes pass the statement check too. */
   readonly write: boolean;
+  /** False only in tests that show privilege alone holds: statements go to the database unchecked. */
+  readonly guard?: boolean;
   readonly maxConnections: number;
   readonly authTimeoutMs: number;
   readonly maxMessageBytes: number;
@@ -65,16 +68,18 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   let user = 'postgres';
   let settings: [string, string][] = [];
   const scram = options.password === undefined ? undefined : new ScramExchange(options.password);
+  const spool = new Spool(client);
   const authTimer = setTimeout(() => fail('08006', `efa-sync serve: authentication not completed within ${options.authTimeoutMs / 1000} s`), options.authTimeoutMs);
   authTimer.unref();
 
   const session = {
     id,
     prefix,
+    remote,
     get settings() {
       return settings;
     },
-    send: (bytes: Buffer) => void (client.destroyed ? undefined : client.write(bytes)),
+    send: (bytes: Buffer) => spool.write(bytes),
     fatal: (code: string, text: string) => fail(code, text),
   };
 
@@ -90,6 +95,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     release();
     clearTimeout(authTimer);
     frames.clear();
+    spool.close();
     phase = 'startup';
     keys.delete(id);
     options.scheduler.remove(id);
@@ -157,7 +163,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   };
 
   const onMessage = (type: string, body: Buffer): void => {
-    const verdict = checkFrontend(type, body, { prefix, write: options.write, refused: (why) => options.onRefused?.(why, remote) });
+    const verdict = checkFrontend(type, body, { prefix, write: options.write, guard: options.guard !== false, refused: (why) => options.onRefused?.(why, remote) });
     if (verdict.kind === 'relay') options.scheduler.submit(session, verdict.bytes);
     else if (verdict.kind === 'terminate') {
       client.end();
