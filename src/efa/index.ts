@@ -14,6 +14,7 @@ export {
   EfaHtmlPageError,
   EfaHttpStatusError,
   EfaNotJsonError,
+  EfaXmlRefusedError,
   EfaParameterError,
   EfaShapeError,
 } from './errors.js';
