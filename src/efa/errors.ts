@@ -78,6 +78,17 @@ export class EfaXmlRefusedError extends EfaError {
   }
 }
 
+/** An answer in a format efa-sync recognises and does not read (the compact mobile XML): exit 2, with what to use. */
+export class EfaUnreadFormatError extends EfaError implements Terminal {
+  readonly retryable = false;
+  readonly exitCode = ExitCode.usage;
+  readonly terminal = true;
+
+  constructor(ctx: ReplyContext, problem: string) {
+    super(withExcerpt(`${where(ctx)}: ${problem}`, ctx), ctx);
+  }
+}
+
 /** An HTML page (proxy error, maintenance page, login wall), even when the status is 200. */
 export class EfaHtmlPageError extends EfaError {
   readonly retryable = true;

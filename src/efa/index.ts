@@ -15,6 +15,7 @@ export {
   EfaHttpStatusError,
   EfaNotJsonError,
   EfaXmlRefusedError,
+  EfaUnreadFormatError,
   EfaParameterError,
   EfaShapeError,
 } from './errors.js';

@@ -1,4 +1,4 @@
-import { isObject, ShapeMismatchError } from '../common.js';
+import { isObject, ShapeMismatchError, UnreadFormatError } from '../common.js';
 import { XmlBody } from './tree.js';
 
 /**
@@ -51,7 +51,7 @@ export function genAttrs(record: Record<string, unknown>): Map<string, string> {
  */
 export function requestElement(body: unknown, name: string): Record<string, unknown> {
   if (!(body instanceof XmlBody)) throw new ShapeMismatchError([], 'expected an XML answer (root <itdRequest>)');
-  if (body.rootName === 'efa') throw new ShapeMismatchError([], COMPACT_REFUSAL);
+  if (body.rootName === 'efa') throw new UnreadFormatError(COMPACT_REFUSAL);
   if (body.rootName !== 'itdRequest') throw new ShapeMismatchError([], `expected the root <itdRequest>, got <${body.rootName}>`);
   const request = body.root[name];
   if (!isObject(request)) throw new ShapeMismatchError(['itdRequest', name], request === undefined ? 'missing' : 'expected an element with content');
