@@ -49,15 +49,14 @@ export function looksLikeXml(text: string): boolean {
 interface Frame {
   readonly name: string;
   readonly node: Record<string, unknown>;
-  /** Child names seen more than once: their entry is an array the parser made. */
-  readonly repeated: Set<string>;
+  /** Child names seen more than once: their entry is an array the parser made (made on the first repeat). */
+  repeated: Set<string> | undefined;
   text: string;
   hasChildren: boolean;
 }
 
-function valueOf(frame: Frame): unknown {
-  const keys = Object.keys(frame.node).length;
-  if (keys === 0 && !frame.hasChildren) return frame.text;
+function valueOf(frame: Frame, hasAttributes: boolean): unknown {
+  if (!hasAttributes && !frame.hasChildren) return frame.text;
   // Indentation between children is not text; text beside attributes is kept as sent.
   if (frame.text !== '' && (!frame.hasChildren || frame.text.trim() !== '')) frame.node['#text'] = frame.text;
   return frame.node;
@@ -67,10 +66,10 @@ function attach(parent: Frame, name: string, value: unknown): void {
   parent.hasChildren = true;
   const before = parent.node[name];
   if (before === undefined) parent.node[name] = value;
-  else if (parent.repeated.has(name)) (before as unknown[]).push(value);
+  else if (parent.repeated?.has(name) === true) (before as unknown[]).push(value);
   else {
     parent.node[name] = [before, value];
-    parent.repeated.add(name);
+    (parent.repeated ??= new Set()).add(name);
   }
 }
 
@@ -78,15 +77,24 @@ function attach(parent: Frame, name: string, value: unknown): void {
 export function parseXml(text: string): XmlBody {
   const parser = new SaxesParser({ position: false });
   const stack: Frame[] = [];
+  /** Whether each open element had attributes: a bare leaf becomes its text. */
+  const attributed: boolean[] = [];
   let root: { name: string; value: unknown } | undefined;
   parser.on('doctype', () => {
     throw new XmlRefusedError('a DOCTYPE is not accepted (no DTD, no entity declarations: billion-laughs and external-entity bodies are refused)');
   });
   parser.on('opentag', (tag) => {
     if (stack.length >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
-    const node: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(tag.attributes)) node[name] = typeof value === 'string' ? value : value.value;
-    stack.push({ name: tag.name, node, repeated: new Set(), text: '', hasChildren: false });
+    // Without namespaces, saxes gives each tag a fresh object of attribute texts: it becomes the node as it is.
+    const node = tag.attributes as Record<string, unknown>;
+    let any = false;
+    for (const name in node) {
+      any = true;
+      const value = node[name];
+      if (typeof value !== 'string') node[name] = (value as { value: string }).value;
+    }
+    attributed.push(any);
+    stack.push({ name: tag.name, node, repeated: undefined, text: '', hasChildren: false });
   });
   const addText = (t: string): void => {
     const top = stack[stack.length - 1];
@@ -97,7 +105,7 @@ export function parseXml(text: string): XmlBody {
   parser.on('closetag', () => {
     const frame = stack.pop();
     if (frame === undefined) return;
-    const value = valueOf(frame);
+    const value = valueOf(frame, attributed.pop() === true);
     const parent = stack[stack.length - 1];
     if (parent === undefined) root = { name: frame.name, value };
     else attach(parent, frame.name, value);
