@@ -23,8 +23,8 @@ export function replyContext(reply: HttpReply, source: ReplySource): ReplyContex
 /** Proxies and maintenance pages answer with HTML, often with status 200. */
 function looksLikeHtml(body: string): boolean {
   const head = body.slice(0, 2048).trimStart();
-  // An XML declaration opens an XML answer, whatever element names its text mentions further on.
-  if (head.startsWith('<?xml')) return false;
+  // An XML declaration opens an XML answer, whatever its text mentions further on, unless its root is html (XHTML).
+  if (head.startsWith('<?xml')) return /^<\?xml[^>]*\?>\s*(<!doctype\s+html|<html[\s>])/i.test(head);
   return head.startsWith('<') && /<(!doctype\s+html|html|head|body|title)[\s>]/i.test(head);
 }
 
