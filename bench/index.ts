@@ -29,6 +29,7 @@ const benches: readonly Bench[] = [
   { name: 'snapshots', title: 'snapshots: requests of a vehicle snapshot against the floor, and rows/s of the snapshot writer beside a raw COPY', run: () => benchSnapshots() },
   { name: 'snapshot-warehouse', title: 'snapshot-warehouse: the dashboard questions on 30 days of 5-minute snapshots written by the snapshot writer, best of 3, and a snapshot write on day 1 beside the last day', run: async () => (await import('./snapshot-warehouse.js')).benchSnapshotWarehouse() },
   { name: 'lake', title: 'lake: export --lake of 30 days of hourly vehicle snapshots, written then re-written (nothing rewritten)', run: async () => (await import('./lake.js')).benchLake() },
+  { name: 'dialect-parse', title: 'dialect-parse: records/s of the xml path beside legacy JSON on one world\'s CoordInfo answers, and one 50 MB XML answer', run: async () => (await import('./dialect-parse.js')).benchDialectParse() },
   { name: 'export', title: 'export: peak RSS and rows/s of efa-sync export of 1,000,000 stops per format (baseline: 100,000; budget 300 MB)', run: () => benchExport() },
   { name: 'scale', title: 'scale: whole runs (night one, unchanged night two) at 200k and 1M pins, phase by phase, beside the replay + COPY floor', run: () => benchScale() },
   { name: 'run-memory', title: 'run-memory: peak memory of a run over a 1,000,000-pin world (baseline: 100,000)', run: () => benchRunMemory() },

@@ -12,6 +12,7 @@ import { loadJob, resolveHeaders, type Job, type ResolvedRegion } from '../job/i
 import { createFetchTransport, createRequestScheduler, describeError } from '../http/index.js';
 import { regionBBox } from '../tiling/index.js';
 import { addCommonOptions, type CommonOptions } from './common.js';
+import { dialectChecks } from './doctor-dialects.js';
 
 /** `ok` passes; `warn` is worth a look but not a failure; `fail` makes doctor exit 1; `skip` was not checked. */
 export type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -129,6 +130,8 @@ async function upstreamChecks(jobArg: string, opts: DoctorOptions): Promise<Doct
   } catch (e) {
     checks.push({ name: 'upstream', status: 'fail', message: describeError(e) });
   }
+  // Which of xml, rapidjson and legacy JSON the deployment answers, per operation, and the one to use.
+  checks.push(await dialectChecks(loaded, opts.baseUrl));
   return checks;
 }
 

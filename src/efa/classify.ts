@@ -1,5 +1,6 @@
 import type { HttpReply } from '../http/types.js';
-import { EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, type ReplyContext } from './errors.js';
+import { EfaHtmlPageError, EfaHttpStatusError, EfaNotJsonError, EfaXmlRefusedError, type ReplyContext } from './errors.js';
+import { looksLikeXml, parseXml, XmlRefusedError } from './parse/xml/tree.js';
 import { excerpt } from './excerpt.js';
 import type { Operation } from './operations.js';
 import { headerValue, parseRetryAfter } from './retry-after.js';
@@ -22,11 +23,13 @@ export function replyContext(reply: HttpReply, source: ReplySource): ReplyContex
 /** Proxies and maintenance pages answer with HTML, often with status 200. */
 function looksLikeHtml(body: string): boolean {
   const head = body.slice(0, 2048).trimStart();
+  // An XML declaration opens an XML answer, whatever its text mentions further on, unless its root is html (XHTML).
+  if (head.startsWith('<?xml')) return /^<\?xml[^>]*\?>\s*(<!doctype\s+html|<html[\s>])/i.test(head);
   return head.startsWith('<') && /<(!doctype\s+html|html|head|body|title)[\s>]/i.test(head);
 }
 
 /**
- * Turns a reply into the decoded JSON body, or throws the error that says what went wrong. The
+ * Turns a reply into the decoded body (JSON, or an XmlBody for an XML answer), or throws the error that says what went wrong. The
  * Content-Type header is only a tie-breaker: some EFA deployments label JSON as text/html.
  */
 export function decodeReply(reply: HttpReply, source: ReplySource): unknown {
@@ -38,6 +41,15 @@ export function decodeReply(reply: HttpReply, source: ReplySource): unknown {
   }
   if (looksLikeHtml(reply.body)) throw new EfaHtmlPageError(ctx());
   if (reply.body.trim() === '') throw new EfaNotJsonError(ctx(), 'empty body');
+  // XML (outputFormat=XML): a body that starts with `<` and is no HTML page; the Content-Type is not needed.
+  if (looksLikeXml(reply.body)) {
+    try {
+      return parseXml(reply.body);
+    } catch (error) {
+      if (error instanceof XmlRefusedError) throw new EfaXmlRefusedError(ctx(), error.reason, error.truncated);
+      throw error;
+    }
+  }
   try {
     return JSON.parse(reply.body) as unknown;
   } catch (error) {

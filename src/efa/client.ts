@@ -3,10 +3,10 @@ import { decodeReply, replyContext, type ReplySource } from './classify.js';
 import type { Dialect, Parsed } from './dialect.js';
 import { jsonDialect } from './dialects/json.js';
 import { foreignDialectOf } from './dialects/recognise.js';
-import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaShapeError, formatPath, type ReplyContext } from './errors.js';
+import { EfaCoordinateFormatError, EfaDialectMismatchError, EfaShapeError, EfaUnreadFormatError, formatPath, type ReplyContext } from './errors.js';
 import type { Operation, PathOverrides } from './operations.js';
 import type { Params } from './params.js';
-import { ImplausibleCoordinatesError, ShapeMismatchError, type ParseContext } from './parse/common.js';
+import { ImplausibleCoordinatesError, ShapeMismatchError, UnreadFormatError, type ParseContext } from './parse/common.js';
 import { resolveDuplicateNotices, resolveDuplicatePins } from './parse/duplicates.js';
 import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
 import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
@@ -111,6 +111,7 @@ function parseBody<K extends Operation>(
   try {
     return withoutDuplicates(operation, dialect.parse[operation](body, parseContextOf(request.params, request.timeZone)));
   } catch (error) {
+    if (error instanceof UnreadFormatError) throw new EfaUnreadFormatError(context(), error.problem);
     if (error instanceof ShapeMismatchError) throw new EfaShapeError(context(), error.path, error.problem);
     if (error instanceof ImplausibleCoordinatesError) {
       const sent = request.url.searchParams.get('coordOutputFormat') ?? undefined;

@@ -67,6 +67,31 @@ export class EfaNotJsonError extends EfaError {
   }
 }
 
+/**
+ * An XML body that is not read: a DOCTYPE (no DTD, so no billion-laughs or external entity is ever
+ * expanded or fetched), an undeclared entity, a body that is not well-formed. Only a cut body is
+ * worth another try.
+ */
+export class EfaXmlRefusedError extends EfaError {
+  readonly retryable: boolean;
+
+  constructor(ctx: ReplyContext, reason: string, truncated: boolean) {
+    super(withExcerpt(`${where(ctx)}: XML answer refused: ${reason}`, ctx), ctx);
+    this.retryable = truncated;
+  }
+}
+
+/** An answer in a format efa-sync recognises and does not read (the compact mobile XML): exit 2, with what to use. */
+export class EfaUnreadFormatError extends EfaError implements Terminal {
+  readonly retryable = false;
+  readonly exitCode = ExitCode.usage;
+  readonly terminal = true;
+
+  constructor(ctx: ReplyContext, problem: string) {
+    super(withExcerpt(`${where(ctx)}: ${problem}`, ctx), ctx);
+  }
+}
+
 /** An HTML page (proxy error, maintenance page, login wall), even when the status is 200. */
 export class EfaHtmlPageError extends EfaError {
   readonly retryable = true;

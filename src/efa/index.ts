@@ -14,6 +14,8 @@ export {
   EfaHtmlPageError,
   EfaHttpStatusError,
   EfaNotJsonError,
+  EfaXmlRefusedError,
+  EfaUnreadFormatError,
   EfaParameterError,
   EfaShapeError,
 } from './errors.js';

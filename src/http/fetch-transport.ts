@@ -1,4 +1,5 @@
 import { collectSecrets, redactReplyBody, redactText } from '../util/redact.js';
+import { decodeBody } from './charset.js';
 import {
   AttemptTimeoutError,
   HttpConnectionError,
@@ -98,7 +99,7 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
         exchange.headersArrived();
         const bytes = await readBody(response, maxResponseBytes, exchange, request.operation, request.url);
         // Whatever their length: structurally, inside the reply's strings (see redactReplyBody).
-        const body = redactReplyBody(new TextDecoder().decode(bytes), secrets);
+        const body = redactReplyBody(decodeBody(bytes, response.headers.get('content-type')), secrets);
         const replyHeaders: Record<string, string> = {};
         // Names come lower-cased. Repeats are joined already, except set-cookie, which forEach yields
         // once per cookie; join those too rather than keep only the last.

@@ -305,7 +305,7 @@ export const jobSchema = z.strictObject({
     .refine(isTimeZone, 'timeZone: an IANA time zone name such as "Europe/Berlin" or "UTC" (not an offset such as +01:00)')
     .optional()
     .describe('The deployment\'s time zone, an IANA name such as "Europe/Berlin": times its answers write without an offset (parking measuredAt, legacy itdDate/itdTime) are read in it. Default: the zone at the centre of the region.'),
-  dialect: z.enum(DIALECT_NAMES).default('json').describe('The answers\' dialect: json (the API description), legacy (outputFormat=JSON), rapidjson, or auto (--dialect overrides it).'),
+  dialect: z.enum(DIALECT_NAMES).default('json').describe('The answers\' dialect: json (the API description), legacy (outputFormat=JSON), rapidjson, xml (outputFormat=XML, the interface\'s own format), or auto (--dialect overrides it).'),
   paths: z
     .partialRecord(z.enum(OPERATIONS), z.string().min(1))
     .optional()

@@ -73,7 +73,7 @@ export interface Simulator {
 /** `arrival`: when the request came in; `clock`: the fixed clock, if one is set. */
 type Handler = (world: World, p: Params, dialect: Dialect, time: { arrival: Date; clock: Date | undefined }) => { body: unknown; failboxHit?: boolean };
 const BASE = '/efa/';
-const OUTPUT_FORMATS = new Set(['json', 'rapidjson']);
+const OUTPUT_FORMATS = new Set(['json', 'rapidjson', 'xml']);
 
 function routes(faults: FaultSpec | undefined, coordOrder: CoordOrder): Readonly<Record<string, Handler>> {
   return {
@@ -127,7 +127,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const entry: RequestLogEntry = { at: Date.now(), path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, durationMs: 0 };
     log.push(entry);
-    const send = (status: number, body: string, type: string, headers: Record<string, string> = {}, delay = 0): void => {
+    const send = (status: number, body: string | Buffer, type: string, headers: Record<string, string> = {}, delay = 0): void => {
       const finish = (): void => {
         entry.status = status;
         entry.durationMs = Math.round(performance.now() - started);
@@ -139,12 +139,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const t = setTimeout(() => { timers.delete(t); finish(); }, delay);
       timers.add(t);
     };
-    const json = (status: number, body: unknown, delay = 0): void => send(status, JSON.stringify(body), 'application/json; charset=utf-8', {}, delay);
+    // The dialect's own format (XML) where it has one, else JSON.
+    const encoded = (body: unknown): { body: string | Buffer; contentType: string } =>
+      dialect.encode?.(body) ?? { body: JSON.stringify(body), contentType: 'application/json; charset=utf-8' };
+    const json = (status: number, body: unknown, delay = 0): void => {
+      const out = encoded(body);
+      send(status, out.body, out.contentType, {}, delay);
+    };
 
     if (req.method !== 'GET') return json(405, dialect.error(405, `method ${req.method ?? ''} not allowed, use GET`));
     if (engine?.overRate(entry.at)) {
       entry.fault = 'rate429';
-      return send(429, JSON.stringify(dialect.error(429, 'too many requests')), 'application/json; charset=utf-8', {
+      const out = encoded(dialect.error(429, 'too many requests'));
+      return send(429, out.body, out.contentType, {
         'Retry-After': String(faults?.rate429?.retryAfterS ?? 1),
       });
     }
@@ -163,16 +170,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const op = url.pathname.startsWith(BASE) ? table[url.pathname.slice(BASE.length)] : undefined;
     if (!op) return json(404, dialect.error(404, `no such operation: ${url.pathname}`), delay);
     const p = new Params(url.searchParams);
-    let body: string;
+    let body: string | Buffer;
+    let contentType = 'application/json; charset=utf-8';
     try {
       const format = p.required('outputFormat', 'expected JSON or rapidJSON');
-      if (!OUTPUT_FORMATS.has(format.toLowerCase())) throw new BadParameterError('outputFormat', `unsupported "${format}", expected JSON or rapidJSON`);
+      if (!OUTPUT_FORMATS.has(format.toLowerCase())) throw new BadParameterError('outputFormat', `unsupported "${format}", expected JSON, rapidJSON or XML`);
       const result = op(world, p, dialect, { arrival: new Date(entry.at), clock });
       if (result.failboxHit) {
         entry.fault = 'failbox';
         return json(503, dialect.error(503, 'simulated permanent failure of this area'), delay);
       }
-      body = JSON.stringify(result.body);
+      ({ body, contentType } = encoded(result.body));
     } catch (e) {
       if (e instanceof BadParameterError) return json(400, dialect.error(400, e.message), delay);
       return json(500, dialect.error(500, e instanceof Error ? e.message : String(e)), delay);
@@ -188,7 +196,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       entry.fault = 'html200';
       return send(200, HTML_ERROR, 'text/html; charset=utf-8', {}, delay);
     }
-    send(200, body, 'application/json; charset=utf-8', {}, delay);
+    send(200, body, contentType, {}, delay);
   };
 
   const server = createServer(handle);

@@ -10,7 +10,7 @@ import { inlineJob } from '../helpers/job.js';
 const silent = createLogger({ level: 'error', format: 'json' });
 const today = '2026-11-22';
 const region = [9.12, 48.73, 9.24, 48.81] as const;
-const dialects: SimDialect[] = ['json', 'legacy', 'rapidjson'];
+const dialects: SimDialect[] = ['json', 'legacy', 'rapidjson', 'xml'];
 
 describe('the same sweep in every dialect gives the same tables', () => {
   let t: TestDb;
@@ -54,9 +54,10 @@ describe('the same sweep in every dialect gives the same tables', () => {
     }, 300_000);
   }
 
-  it('json, legacy and rapidjson tables are identical', () => {
+  it('json, legacy, rapidjson and xml tables are identical, row by row', () => {
     expect(tables.get('legacy')).toEqual(tables.get('json'));
     expect(tables.get('rapidjson')).toEqual(tables.get('json'));
+    expect(tables.get('xml')).toEqual(tables.get('json'));
   });
 
   for (const d of dialects) {

@@ -133,7 +133,8 @@ describe('sharing stations in every dialect the simulator renders', () => {
     expect(validate(body) ? [] : validate.errors).toEqual([]);
   });
 
-  for (const dialect of SIM_DIALECTS) {
+  // No XML answer with sharing stations is known, so the xml renderer writes none (docs/dialects.md).
+  for (const dialect of SIM_DIALECTS.filter((d) => d !== 'xml')) {
     it(`${dialect}: every station of the region, with its capacity per kind`, () => {
       const body = JSON.parse(JSON.stringify(renderers[dialect].coord(runCoordQuery(world, query))));
       const pins = dialects[dialect].parse.coordInfo(body, { requestedTypes: ['ANY'] });

@@ -23,7 +23,8 @@ function attr(p: Pin, name: string): unknown {
   return Array.isArray(list) ? (list as { name: string; value: unknown }[]).find((a) => a.name === name)?.value : undefined;
 }
 
-describe.each(SIM_DIALECTS)('the %s dialect carries the moving world to the client', (name) => {
+// No XML answer with parking realtime or sharing vehicles is known: the xml renderer writes none (docs/dialects.md).
+describe.each(SIM_DIALECTS.filter((d) => d !== 'xml'))('the %s dialect carries the moving world to the client', (name) => {
   let sim: Simulator;
   beforeAll(async () => { sim = await startSimulator({ port: 0, world, clock: CLOCK, dialect: name }); });
   afterAll(async () => sim?.stop());

@@ -9,6 +9,7 @@ import { createEfaClient } from '../../src/efa/client.js';
 import { dialects } from '../../src/efa/dialects/index.js';
 import { createFetchTransport } from '../../src/http/fetch-transport.js';
 import { createRequestScheduler } from '../../src/http/scheduler.js';
+import { parseXml } from '../../src/efa/parse/xml/tree.js';
 import { SIM_DIALECTS, startSimulator, type SimDialect, type Simulator, type Stop } from '../../src/sim/index.js';
 import { c, TODAY } from './helpers.js';
 
@@ -19,6 +20,9 @@ const BASE = 7_000_000;
 interface ShownStop { id: unknown; globalId: unknown; isGlobalId?: unknown; localId?: unknown }
 
 const nameValue = (list: unknown, name: string): unknown => (list as Json[] | undefined)?.find((a) => a['name'] === name)?.['value'];
+/** An XML element list: none, one (an object) or several (an array); a bare `<odvNameElem/>` is none. */
+const many = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : v !== null && typeof v === 'object' && Object.keys(v).length > 0 ? [v as Json] : []);
+const at = (v: unknown, ...path: string[]): unknown => path.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], v);
 const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : v && typeof v === 'object' && 'point' in v ? [(v as Json)['point'] as Json] : []);
 
 /** Where each dialect puts a stop's ids in CoordInfo pins, StopFinder locations and AddInfo stops. */
@@ -52,6 +56,17 @@ const READ: Record<SimDialect, {
     lineCount: (b) => (b['lines'] as Json[]).length,
     noticeStops: (b) => ((b['infos'] as Json)['current'] as Json[]).flatMap((n) => ((n['affected'] as Json)['stops'] as Json[]).map(rapidStop)),
   },
+  // xml: the root element's content; the global id where the real answers carry it (genAttrList, gid).
+  xml: {
+    pins: (b) => many(at(b, 'itdCoordInfoRequest', 'itdCoordInfo', 'coordInfoItemList', 'coordInfoItem')).map((p) => ({
+      type: p['type'], id: p['id'], localId: p['stateless'],
+      globalId: many(at(p, 'genAttrList', 'genAttrElem')).find((a) => a['name'] === 'STOP_GLOBAL_ID')?.['value'],
+    })),
+    locations: (b) => many(at(b, 'itdStopFinderRequest', 'itdOdv', 'itdOdvName', 'odvNameElem')).map((e) => ({ id: e['id'], localId: e['stateless'], globalId: e['gid'] })),
+    lineCount: (b) => many(at(b, 'itdServingLinesRequest', 'itdServingLines', 'itdServingLine')).length,
+    noticeStops: (b) => many(at(b, 'itdAddInfoRequest', 'itdAdditionalTravelInformations', 'itdAdditionalTravelInformation'))
+      .flatMap((n) => many(at(n, 'concernedStops', 'stop')).map((s) => ({ id: s['id'], globalId: s['gid'] }))),
+  },
 };
 
 function rapidStop(l: Json): ShownStop {
@@ -62,7 +77,7 @@ function rapidStop(l: Json): ShownStop {
 /** How a stop with this local id and global id must look in each dialect. */
 function expected(dialect: SimDialect, stop: Stop): ShownStop {
   if (dialect === 'json') return { id: stop.id, globalId: stop.globalId };
-  if (dialect === 'legacy') return { id: stop.id, localId: stop.id, globalId: stop.globalId };
+  if (dialect === 'legacy' || dialect === 'xml') return { id: stop.id, localId: stop.id, globalId: stop.globalId };
   return { id: stop.id, isGlobalId: false, localId: stop.id, globalId: stop.globalId };
 }
 
@@ -78,7 +93,8 @@ describe.each(SIM_DIALECTS)('local stop ids in the %s dialect', (dialect) => {
     get = async (op, q) => {
       const r = await fetch(`${sim.url}/${op}?outputFormat=JSON&${q}`);
       expect(r.status).toBe(200);
-      return (await r.json()) as Json;
+      const text = await r.text();
+      return dialect === 'xml' ? (parseXml(text).root as Json) : (JSON.parse(text) as Json);
     };
     const w = sim.world;
     const notice = w.currentNotices().find((n) => n.stops.some((id) => w.linesAtStop(id).length > 0));
@@ -128,7 +144,7 @@ describe.each(SIM_DIALECTS)('local stop ids in the %s dialect', (dialect) => {
     const body = await get('XML_ADDINFO_REQUEST', `filterInfoID=${noticeId}`);
     // json lists a notice's stops by id only; legacy `concernedStops` carry id and gid, no stateless.
     const { localId: _localId, ...legacy } = expected(dialect, stop);
-    const shown = dialect === 'json' ? { id: stop.id, globalId: undefined } : dialect === 'legacy' ? legacy : expected(dialect, stop);
+    const shown = dialect === 'json' ? { id: stop.id, globalId: undefined } : dialect === 'legacy' || dialect === 'xml' ? legacy : expected(dialect, stop);
     expect(READ[dialect].noticeStops(body)).toContainEqual(shown);
     const filtered = await get('XML_ADDINFO_REQUEST', `filterPublicationStatus=current&itdLPxx_selStop=${stop.id}`);
     const ids = sim.world.notices().filter((n) => n.stops.includes(stop.id)).map((n) => n.id);
@@ -137,6 +153,8 @@ describe.each(SIM_DIALECTS)('local stop ids in the %s dialect', (dialect) => {
       ? (((filtered['additionalInformation'] as Json)['travelInformations'] as Json)['travelInformation'] as Json[]).map((n) => n['infoID'])
       : dialect === 'rapidjson'
         ? ((filtered['infos'] as Json)['current'] as Json[]).map((n) => n['id'])
+        : dialect === 'xml'
+          ? many(at(filtered, 'itdAddInfoRequest', 'itdAdditionalTravelInformations', 'itdAdditionalTravelInformation')).map((n) => n['infoID'])
         : (filtered['infos'] as Json[]).map((n) => n['id']);
     expect(filteredIds).toContain(noticeId);
   });
@@ -164,11 +182,12 @@ describe.each(SIM_DIALECTS)('global stop ids (the default) in the %s dialect', (
       const stop = sim.world.stops()[11]!;
       expect(stop.globalId).toBe(stop.id);
       const r = await fetch(`${sim.url}/XML_STOPFINDER_REQUEST?outputFormat=JSON&type_sf=any&name_sf=${encodeURIComponent(stop.id)}`);
-      const [shown] = READ[dialect].locations((await r.json()) as Json);
+      const text = await r.text();
+      const [shown] = READ[dialect].locations(dialect === 'xml' ? (parseXml(text).root as Json) : (JSON.parse(text) as Json));
       // Legacy servers number stops locally even where requests take global ids: a local number is derived.
       const local = dialect === 'json' ? {} : { localId: expect.stringMatching(/^\d+$/) };
       const flag = dialect === 'rapidjson' ? { isGlobalId: true } : {};
-      expect(shown).toEqual({ id: dialect === 'legacy' ? expect.stringMatching(/^\d+$/) : stop.id, globalId: dialect === 'json' ? undefined : stop.id, ...local, ...flag });
+      expect(shown).toEqual({ id: dialect === 'legacy' || dialect === 'xml' ? expect.stringMatching(/^\d+$/) : stop.id, globalId: dialect === 'json' ? undefined : stop.id, ...local, ...flag });
     } finally {
       await sim.stop();
     }

@@ -11,14 +11,15 @@ export interface AutoDialect extends Dialect {
 
 /**
  * `auto`: asks like the legacy profile (outputFormat=JSON with coordOutputFormat, which every
- * deployment understands) and reads each answer in whichever dialect it is in; the first answer's
- * dialect is remembered for the run record.
+ * deployment understands) and reads each answer in whichever dialect it is in, XML included (a
+ * gateway that always answers in the native format); the first answer's dialect is remembered for
+ * the run record and logged by the run.
  */
 export function createAutoDialect(): AutoDialect {
   let chosen: Dialect | undefined;
   const pick = (body: unknown): Dialect => {
     const found = (chosen?.detect(body) ? chosen : undefined) ?? candidates.find((d) => d.detect(body));
-    if (!found) throw new ShapeMismatchError([], 'the answer is in none of the known dialects (json, legacy, rapidjson)');
+    if (!found) throw new ShapeMismatchError([], 'the answer is in none of the known dialects (xml, json, legacy, rapidjson)');
     chosen ??= found;
     return found;
   };

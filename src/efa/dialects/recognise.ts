@@ -2,9 +2,13 @@ import type { Dialect } from '../dialect.js';
 import { jsonDialect } from './json.js';
 import { legacyDialect } from './legacy.js';
 import { rapidJsonDialect } from './rapidjson.js';
+import { xmlDialect } from './xml.js';
 
-/** The dialects efa-sync knows, most specific first: the json shapes are the loosest, so they come last. */
-export const KNOWN_DIALECTS: readonly Dialect[] = [rapidJsonDialect, legacyDialect, jsonDialect];
+/**
+ * The dialects efa-sync knows, most specific first: an XML answer is nothing else (the reader made it
+ * an XmlBody), and the json shapes are the loosest, so they come last.
+ */
+export const KNOWN_DIALECTS: readonly Dialect[] = [xmlDialect, rapidJsonDialect, legacyDialect, jsonDialect];
 
 /** The known dialect whose detector claims `body`, or undefined (an error object, an unknown shape). */
 export function recogniseDialect(body: unknown): Dialect | undefined {

@@ -38,6 +38,17 @@ export class ShapeMismatchError extends Error {
   }
 }
 
+/**
+ * The answer is in a format efa-sync recognises but does not read (EFA's compact mobile XML): no
+ * retry or other tile can help, so the run stops with the problem, which names what to use instead.
+ */
+export class UnreadFormatError extends ShapeMismatchError {
+  constructor(problem: string) {
+    super([], problem);
+    this.name = 'UnreadFormatError';
+  }
+}
+
 /** One record is unusable for a reason zod cannot express (e.g. a degenerate ring). */
 export class RecordProblemError extends Error {
   constructor(

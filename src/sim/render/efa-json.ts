@@ -17,6 +17,8 @@ export interface Dialect {
   addInfo(r: AddInfoResult): unknown;
   opArea(r: OpAreaResult): unknown;
   error(status: number, message: string): unknown;
+  /** The body's bytes and Content-Type; JSON (UTF-8) unless the dialect writes another format. */
+  encode?(body: unknown): { body: string | Buffer; contentType: string };
 }
 
 const RESERVED = new Set(['type', 'id', 'name', 'coord', 'motTypes', 'attrs']);
