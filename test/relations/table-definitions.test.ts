@@ -160,7 +160,10 @@ describe('relation declarations: what the migrations made', () => {
     const text = await readFile(released, 'utf8');
     expect(createHash('sha256').update(text).digest('hex')).toBe(LEGACY_CHECKSUMS[14]?.[0]);
     // 014 spelled a geometry type with a space after the comma (geometry(Point, 4326)); the declarations as the catalog does.
-    const old = new Set(statements(text.replaceAll(', 4326)', ',4326)')));
+    // The as-of functions' comments end in an example query, rewritten since 014 so that it answers on any
+    // warehouse (a function is a definition, re-applied when it changes): compared up to that example.
+    const withoutExample = (s: string): string => s.replace(/(\(version_to NULL: still current\)\.) .*';$/s, "$1';");
+    const old = new Set(statements(text.replaceAll(', 4326)', ',4326)')).map(withoutExample));
     // The history objects of the relations 014 made (not their tables' comments, which 003 and 006 wrote),
     // and efa.history_relations() as it listed them.
     const ofMade = (name: string): boolean => madeHistory.some((x) => name.startsWith(`efa.${x.name}_`) && name !== `efa.${x.name}_comments`);
@@ -171,7 +174,7 @@ describe('relation declarations: what the migrations made', () => {
     let compared = 0;
     for (const d of generated) {
       for (const s of statements(d.sql)) {
-        expect(old.has(s.replace(/^CREATE OR REPLACE (FUNCTION|TRIGGER)/, 'CREATE $1')), `${d.name}: ${s.slice(0, 120)}`).toBe(true);
+        expect(old.has(withoutExample(s.replace(/^CREATE OR REPLACE (FUNCTION|TRIGGER)/, 'CREATE $1'))), `${d.name}: ${s.slice(0, 120)}`).toBe(true);
         compared++;
       }
     }
