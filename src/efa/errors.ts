@@ -46,13 +46,17 @@ export class EfaHttpStatusError extends EfaError {
   readonly retryable: boolean;
   readonly rateLimited: boolean;
   readonly retryAfterMs: number | undefined;
-  /** 5xx and 429: what a deployment in its maintenance window answers to everything. */
+  /**
+   * 5xx, and a 429 without Retry-After: what a deployment in its maintenance window (or a gateway whose
+   * quota is spent) answers to everything. A 429 with Retry-After is a server that answers and paces
+   * us: the scheduler waits as it asks and lowers the rate, which is no outage.
+   */
   readonly outage: boolean;
 
   constructor(ctx: ReplyContext, retryAfterMs?: number) {
     super(withExcerpt(`${where(ctx)}: HTTP ${ctx.status}`, ctx), ctx);
     this.rateLimited = ctx.status === 429;
-    this.outage = ctx.status >= 500 || ctx.status === 429;
+    this.outage = ctx.status >= 500 || (ctx.status === 429 && retryAfterMs === undefined);
     this.retryable = ctx.status >= 500 || ctx.status === 429 || ctx.status === 408;
     this.retryAfterMs = retryAfterMs;
   }

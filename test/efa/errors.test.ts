@@ -112,7 +112,10 @@ describe('decodeReply', () => {
     expect(String(cut)).toContain('(truncated)');
     expect(String(caught(() => decodeReply(reply(200, '{"pins":[1,'), source)))).toContain('(truncated)');
     expect(String(caught(() => decodeReply(reply(200, '   '), source)))).toContain('(empty body)');
-    expect(String(caught(() => decodeReply(reply(200, '<?xml version="1.0"?><itdRequest/>'), source)))).toContain('(invalid JSON)');
+    expect(String(caught(() => decodeReply(reply(200, 'Service temporarily unavailable'), source)))).toContain('(invalid JSON)');
+    // An XML answer is read (the xml dialect, issue 46), not an error; a cut one is retried like a cut JSON body.
+    expect(() => decodeReply(reply(200, '<?xml version="1.0"?><itdRequest/>'), source)).not.toThrow();
+    expect(caught(() => decodeReply(reply(200, '<?xml version="1.0"?><itdRequest><itdCoordInfoRequest>'), source))).toMatchObject({ retryable: true });
   });
 
   it('never puts a secret into message or excerpt', () => {

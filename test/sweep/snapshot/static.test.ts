@@ -103,6 +103,7 @@ describe('snapshot sweep against a world that does not move', () => {
     const html = renderReportHtml(data);
     expect(html).toContain('Sharing vehicles over time');
     expect(html).toMatch(/<svg class="chart availability"[^]*<polyline/);
-    expect(html).toContain('Sharing vehicles (latest snapshot)');
+    // The layer's name says whose vehicles they are: "Sharing vehicles of <source> (latest snapshot)".
+    expect(html).toContain(`'Sharing vehicles' + of + ' (latest snapshot)'`);
   });
 });
