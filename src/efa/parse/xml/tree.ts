@@ -46,69 +46,74 @@ export function looksLikeXml(text: string): boolean {
   return false;
 }
 
-interface Frame {
-  readonly name: string;
-  readonly node: Record<string, unknown>;
-  /** Child names seen more than once: their entry is an array the parser made (made on the first repeat). */
-  repeated: Set<string> | undefined;
-  text: string;
-  hasChildren: boolean;
+/**
+ * An element's value once it closes: a bare leaf (no attributes, no children) is its text; indentation
+ * between children is not text; text beside attributes is kept as sent, under `#text`.
+ */
+function valueOf(node: Record<string, unknown>, text: string, hasAttributes: boolean, hasChildren: boolean): unknown {
+  if (!hasAttributes && !hasChildren) return text;
+  if (text !== '' && (!hasChildren || text.trim() !== '')) node['#text'] = text;
+  return node;
 }
 
-function valueOf(frame: Frame, hasAttributes: boolean): unknown {
-  if (!hasAttributes && !frame.hasChildren) return frame.text;
-  // Indentation between children is not text; text beside attributes is kept as sent.
-  if (frame.text !== '' && (!frame.hasChildren || frame.text.trim() !== '')) frame.node['#text'] = frame.text;
-  return frame.node;
+/**
+ * Puts a child's value under its name. An element's value is never an array (it is a text or an
+ * object), so an array found under a name is one this function made on that name's first repeat.
+ */
+function attach(parent: Record<string, unknown>, name: string, value: unknown): void {
+  const before = parent[name];
+  if (before === undefined) parent[name] = value;
+  else if (Array.isArray(before)) before.push(value);
+  else parent[name] = [before, value];
 }
 
-function attach(parent: Frame, name: string, value: unknown): void {
-  parent.hasChildren = true;
-  const before = parent.node[name];
-  if (before === undefined) parent.node[name] = value;
-  else if (parent.repeated?.has(name) === true) (before as unknown[]).push(value);
-  else {
-    parent.node[name] = [before, value];
-    (parent.repeated ??= new Set()).add(name);
-  }
-}
+const HAS_ATTRIBUTES = 1;
+const HAS_CHILDREN = 2;
 
 /** Reads an XML text into an XmlBody, or throws XmlRefusedError with the reason. */
 export function parseXml(text: string): XmlBody {
   const parser = new SaxesParser({ position: false });
-  const stack: Frame[] = [];
-  /** Whether each open element had attributes: a bare leaf becomes its text. */
-  const attributed: boolean[] = [];
+  // The open elements as parallel stacks (no object per element: an answer has hundreds of thousands).
+  const names: string[] = [];
+  const nodes: Record<string, unknown>[] = [];
+  const texts: string[] = [];
+  const flags: number[] = [];
   let root: { name: string; value: unknown } | undefined;
   parser.on('doctype', () => {
     throw new XmlRefusedError('a DOCTYPE is not accepted (no DTD, no entity declarations: billion-laughs and external-entity bodies are refused)');
   });
   parser.on('opentag', (tag) => {
-    if (stack.length >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
+    const depth = nodes.length;
+    if (depth >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
     // Without namespaces, saxes gives each tag a fresh object of attribute texts: it becomes the node as it is.
     const node = tag.attributes as Record<string, unknown>;
-    let any = false;
+    let flag = 0;
     for (const name in node) {
-      any = true;
+      flag = HAS_ATTRIBUTES;
       const value = node[name];
       if (typeof value !== 'string') node[name] = (value as { value: string }).value;
     }
-    attributed.push(any);
-    stack.push({ name: tag.name, node, repeated: undefined, text: '', hasChildren: false });
+    if (depth > 0) flags[depth - 1] = (flags[depth - 1] as number) | HAS_CHILDREN;
+    names.push(tag.name);
+    nodes.push(node);
+    texts.push('');
+    flags.push(flag);
   });
   const addText = (t: string): void => {
-    const top = stack[stack.length - 1];
-    if (top !== undefined) top.text += t;
+    const top = texts.length - 1;
+    if (top >= 0) texts[top] += t;
   };
   parser.on('text', addText);
   parser.on('cdata', addText);
   parser.on('closetag', () => {
-    const frame = stack.pop();
-    if (frame === undefined) return;
-    const value = valueOf(frame, attributed.pop() === true);
-    const parent = stack[stack.length - 1];
-    if (parent === undefined) root = { name: frame.name, value };
-    else attach(parent, frame.name, value);
+    const node = nodes.pop();
+    if (node === undefined) return;
+    const name = names.pop() as string;
+    const flag = flags.pop() as number;
+    const value = valueOf(node, texts.pop() as string, (flag & HAS_ATTRIBUTES) !== 0, (flag & HAS_CHILDREN) !== 0);
+    const parent = nodes[nodes.length - 1];
+    if (parent === undefined) root = { name, value };
+    else attach(parent, name, value);
   });
   parser.on('error', (error) => {
     throw error;
@@ -119,7 +124,7 @@ export function parseXml(text: string): XmlBody {
     if (error instanceof XmlRefusedError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (/undefined entity|entity/i.test(message)) throw new XmlRefusedError(`an entity reference other than the predefined ones is not accepted (${message})`);
-    throw new XmlRefusedError(`not well-formed XML (${message})`, stack.length > 0 && /unclosed|end of|unexpected end/i.test(message));
+    throw new XmlRefusedError(`not well-formed XML (${message})`, nodes.length > 0 && /unclosed|end of|unexpected end/i.test(message));
   }
   if (root === undefined) throw new XmlRefusedError('no root element', true);
   const value = root.value;
