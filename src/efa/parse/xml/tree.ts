@@ -57,14 +57,25 @@ function valueOf(node: Record<string, unknown>, text: string, hasAttributes: boo
 }
 
 /**
+ * Sets `name` on a node as its own field. `__proto__` (an attribute or element of that name) is
+ * defined, not assigned: assigning it would set the node's prototype, as JSON.parse never does.
+ */
+function put(node: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(node, name, { value, writable: true, enumerable: true, configurable: true });
+  else node[name] = value;
+}
+
+/**
  * Puts a child's value under its name. An element's value is never an array (it is a text or an
  * object), so an array found under a name is one this function made on that name's first repeat.
  */
 function attach(parent: Record<string, unknown>, name: string, value: unknown): void {
-  const before = parent[name];
-  if (before === undefined) parent[name] = value;
+  // A node's own fields are texts, nodes and arrays: a function is Object.prototype's (`toString`, ...), not a child.
+  let before = parent[name];
+  if (typeof before === 'function' || (name === '__proto__' && !Object.hasOwn(parent, name))) before = undefined;
+  if (before === undefined) put(parent, name, value);
   else if (Array.isArray(before)) before.push(value);
-  else parent[name] = [before, value];
+  else put(parent, name, [before, value]);
 }
 
 const HAS_ATTRIBUTES = 1;
@@ -85,13 +96,18 @@ export function parseXml(text: string): XmlBody {
   parser.on('opentag', (tag) => {
     const depth = nodes.length;
     if (depth >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
-    // Without namespaces, saxes gives each tag a fresh object of attribute texts: it becomes the node as it is.
-    const node = tag.attributes as Record<string, unknown>;
+    // saxes keeps attributes in a null-prototype object, which V8 holds as a slow dictionary: every
+    // later read of the node (zod, the readers, the depth check) paid for it. An object literal filled
+    // in the answer's attribute order shares one fast shape across all elements of a kind, as JSON.parse's do.
+    const attributes = tag.attributes as Record<string, string | { value: string }>;
+    const node: Record<string, unknown> = {};
     let flag = 0;
-    for (const name in node) {
+    for (const name in attributes) {
       flag = HAS_ATTRIBUTES;
-      const value = node[name];
-      if (typeof value !== 'string') node[name] = (value as { value: string }).value;
+      const value = attributes[name] as string | { value: string };
+      const text = typeof value === 'string' ? value : value.value;
+      if (name === '__proto__') put(node, name, text);
+      else node[name] = text;
     }
     if (depth > 0) flags[depth - 1] = (flags[depth - 1] as number) | HAS_CHILDREN;
     names.push(tag.name);
