@@ -47,11 +47,12 @@ export function looksLikeXml(text: string): boolean {
 }
 
 /**
- * An element's value once it closes: a bare leaf (no attributes, no children) is its text; indentation
- * between children is not text; text beside attributes is kept as sent, under `#text`.
+ * An element's value once it closes: a bare leaf (no attributes, no children: no node was made for
+ * it) is its text; indentation between children is not text; text beside attributes is kept as sent,
+ * under `#text`.
  */
-function valueOf(node: Record<string, unknown>, text: string, hasAttributes: boolean, hasChildren: boolean): unknown {
-  if (!hasAttributes && !hasChildren) return text;
+function valueOf(node: Record<string, unknown> | undefined, text: string, hasChildren: boolean): unknown {
+  if (node === undefined) return text;
   if (text !== '' && (!hasChildren || text.trim() !== '')) node['#text'] = text;
   return node;
 }
@@ -78,42 +79,37 @@ function attach(parent: Record<string, unknown>, name: string, value: unknown): 
   else put(parent, name, [before, value]);
 }
 
-const HAS_ATTRIBUTES = 1;
-const HAS_CHILDREN = 2;
-
 /** Reads an XML text into an XmlBody, or throws XmlRefusedError with the reason. */
 export function parseXml(text: string): XmlBody {
   const parser = new SaxesParser({ position: false });
   // The open elements as parallel stacks (no object per element: an answer has hundreds of thousands).
-  const names: string[] = [];
-  const nodes: Record<string, unknown>[] = [];
+  // An element's node is made on its first attribute or child: most elements are bare leaves (x, y, value).
+  const nodes: (Record<string, unknown> | undefined)[] = [];
   const texts: string[] = [];
-  const flags: number[] = [];
+  const hasChildren: boolean[] = [];
   let root: { name: string; value: unknown } | undefined;
   parser.on('doctype', () => {
     throw new XmlRefusedError('a DOCTYPE is not accepted (no DTD, no entity declarations: billion-laughs and external-entity bodies are refused)');
   });
   parser.on('opentag', (tag) => {
-    const depth = nodes.length;
+    const depth = hasChildren.length;
     if (depth >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
     // saxes keeps attributes in a null-prototype object, which V8 holds as a slow dictionary: every
     // later read of the node (zod, the readers, the depth check) paid for it. An object literal filled
     // in the answer's attribute order shares one fast shape across all elements of a kind, as JSON.parse's do.
     const attributes = tag.attributes as Record<string, string | { value: string }>;
-    const node: Record<string, unknown> = {};
-    let flag = 0;
+    let node: Record<string, unknown> | undefined;
     for (const name in attributes) {
-      flag = HAS_ATTRIBUTES;
+      node ??= {};
       const value = attributes[name] as string | { value: string };
       const text = typeof value === 'string' ? value : value.value;
       if (name === '__proto__') put(node, name, text);
       else node[name] = text;
     }
-    if (depth > 0) flags[depth - 1] = (flags[depth - 1] as number) | HAS_CHILDREN;
-    names.push(tag.name);
+    if (depth > 0) hasChildren[depth - 1] = true;
     nodes.push(node);
     texts.push('');
-    flags.push(flag);
+    hasChildren.push(false);
   });
   const addText = (t: string): void => {
     const top = texts.length - 1;
@@ -121,15 +117,12 @@ export function parseXml(text: string): XmlBody {
   };
   parser.on('text', addText);
   parser.on('cdata', addText);
-  parser.on('closetag', () => {
-    const node = nodes.pop();
-    if (node === undefined) return;
-    const name = names.pop() as string;
-    const flag = flags.pop() as number;
-    const value = valueOf(node, texts.pop() as string, (flag & HAS_ATTRIBUTES) !== 0, (flag & HAS_CHILDREN) !== 0);
-    const parent = nodes[nodes.length - 1];
-    if (parent === undefined) root = { name, value };
-    else attach(parent, name, value);
+  parser.on('closetag', (tag) => {
+    if (hasChildren.length === 0) return;
+    const value = valueOf(nodes.pop(), texts.pop() as string, hasChildren.pop() as boolean);
+    const top = nodes.length - 1;
+    if (top < 0) root = { name: tag.name, value };
+    else attach((nodes[top] ??= {}), tag.name, value);
   });
   parser.on('error', (error) => {
     throw error;
@@ -140,7 +133,7 @@ export function parseXml(text: string): XmlBody {
     if (error instanceof XmlRefusedError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (/undefined entity|entity/i.test(message)) throw new XmlRefusedError(`an entity reference other than the predefined ones is not accepted (${message})`);
-    throw new XmlRefusedError(`not well-formed XML (${message})`, nodes.length > 0 && /unclosed|end of|unexpected end/i.test(message));
+    throw new XmlRefusedError(`not well-formed XML (${message})`, hasChildren.length > 0 && /unclosed|end of|unexpected end/i.test(message));
   }
   if (root === undefined) throw new XmlRefusedError('no root element', true);
   const value = root.value;
