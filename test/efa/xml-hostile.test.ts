@@ -76,6 +76,13 @@ describe('hostile XML bodies', () => {
     expect(parsed.rejects).toHaveLength(1);
     expect(parsed.rejects[0]?.reason).toMatch(/deeper than/);
   });
+
+  it('attributes and elements named __proto__, constructor or toString are plain fields: no prototype is set', () => {
+    const body = parseXml('<r __proto__="a" toString="t"><__proto__><x>1</x></__proto__><constructor>c</constructor><constructor>d</constructor><valueOf/></r>');
+    expect(Object.getPrototypeOf(body.root)).toBe(Object.prototype);
+    expect(Object.keys(body.root)).toEqual(['__proto__', 'toString', 'constructor', 'valueOf']);
+    expect(JSON.parse(JSON.stringify(body.root))).toEqual(JSON.parse('{"__proto__":["a",{"x":"1"}],"toString":"t","constructor":["c","d"],"valueOf":""}'));
+  });
 });
 
 describe('encodings, references and coordinates', () => {

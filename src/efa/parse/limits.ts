@@ -17,14 +17,24 @@ export const MAX_FIELD_CHARS = 1000;
  */
 export function nestingDepth(value: unknown, limit = MAX_RECORD_DEPTH): number {
   let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
+  // Two parallel stacks rather than a [node, depth] pair per node: this runs on every record of every answer.
+  const nodes: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === 'object') {
+    nodes.push(value);
+    depths.push(1);
+  }
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>;
+    const depth = depths.pop() as number;
     if (depth > deepest) deepest = depth;
     if (deepest > limit) return deepest;
-    for (const child of Object.values(node)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const key in node) {
+      const child = node[key];
+      if (child !== null && typeof child === 'object') {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return deepest;

@@ -23,7 +23,10 @@ const KNOWN = ['type', 'id', 'name', 'itdPathCoordinates'] as const;
 
 /** The MOT list as the legacy pins read it: STOP_MEANS_LIST, else STOP_MAJOR_MEANS; sorted, unique. */
 function motTypesOf(attrs: ReadonlyMap<string, string>): number[] {
-  const parsed = motTypesSchema.safeParse(attrs.get('STOP_MEANS_LIST') ?? attrs.get('STOP_MAJOR_MEANS'));
+  const value = attrs.get('STOP_MEANS_LIST') ?? attrs.get('STOP_MAJOR_MEANS');
+  // Absent or blank is no MOT, as the schema reads it; most items (every POI) take this way.
+  if (value === undefined || value.trim() === '') return [];
+  const parsed = motTypesSchema.safeParse(value);
   if (!parsed.success) throw new RecordProblemError(['genAttrList'], parsed.error.issues[0]?.message ?? 'bad MOT list');
   return [...new Set(parsed.data)].sort((a, b) => a - b);
 }

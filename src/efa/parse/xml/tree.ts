@@ -46,69 +46,83 @@ export function looksLikeXml(text: string): boolean {
   return false;
 }
 
-interface Frame {
-  readonly name: string;
-  readonly node: Record<string, unknown>;
-  /** Child names seen more than once: their entry is an array the parser made (made on the first repeat). */
-  repeated: Set<string> | undefined;
-  text: string;
-  hasChildren: boolean;
+/**
+ * An element's value once it closes: a bare leaf (no attributes, no children: no node was made for
+ * it) is its text; indentation between children is not text; text beside attributes is kept as sent,
+ * under `#text`.
+ */
+function valueOf(node: Record<string, unknown> | undefined, text: string, hasChildren: boolean): unknown {
+  if (node === undefined) return text;
+  if (text !== '' && (!hasChildren || text.trim() !== '')) node['#text'] = text;
+  return node;
 }
 
-function valueOf(frame: Frame, hasAttributes: boolean): unknown {
-  if (!hasAttributes && !frame.hasChildren) return frame.text;
-  // Indentation between children is not text; text beside attributes is kept as sent.
-  if (frame.text !== '' && (!frame.hasChildren || frame.text.trim() !== '')) frame.node['#text'] = frame.text;
-  return frame.node;
+/**
+ * Sets `name` on a node as its own field. `__proto__` (an attribute or element of that name) is
+ * defined, not assigned: assigning it would set the node's prototype, as JSON.parse never does.
+ */
+function put(node: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(node, name, { value, writable: true, enumerable: true, configurable: true });
+  else node[name] = value;
 }
 
-function attach(parent: Frame, name: string, value: unknown): void {
-  parent.hasChildren = true;
-  const before = parent.node[name];
-  if (before === undefined) parent.node[name] = value;
-  else if (parent.repeated?.has(name) === true) (before as unknown[]).push(value);
-  else {
-    parent.node[name] = [before, value];
-    (parent.repeated ??= new Set()).add(name);
-  }
+/**
+ * Puts a child's value under its name. An element's value is never an array (it is a text or an
+ * object), so an array found under a name is one this function made on that name's first repeat.
+ */
+function attach(parent: Record<string, unknown>, name: string, value: unknown): void {
+  // A node's own fields are texts, nodes and arrays: a function is Object.prototype's (`toString`, ...), not a child.
+  let before = parent[name];
+  if (typeof before === 'function' || (name === '__proto__' && !Object.hasOwn(parent, name))) before = undefined;
+  if (before === undefined) put(parent, name, value);
+  else if (Array.isArray(before)) before.push(value);
+  else put(parent, name, [before, value]);
 }
 
 /** Reads an XML text into an XmlBody, or throws XmlRefusedError with the reason. */
 export function parseXml(text: string): XmlBody {
   const parser = new SaxesParser({ position: false });
-  const stack: Frame[] = [];
-  /** Whether each open element had attributes: a bare leaf becomes its text. */
-  const attributed: boolean[] = [];
+  // The open elements as parallel stacks (no object per element: an answer has hundreds of thousands).
+  // An element's node is made on its first attribute or child: most elements are bare leaves (x, y, value).
+  const nodes: (Record<string, unknown> | undefined)[] = [];
+  const texts: string[] = [];
+  const hasChildren: boolean[] = [];
   let root: { name: string; value: unknown } | undefined;
   parser.on('doctype', () => {
     throw new XmlRefusedError('a DOCTYPE is not accepted (no DTD, no entity declarations: billion-laughs and external-entity bodies are refused)');
   });
   parser.on('opentag', (tag) => {
-    if (stack.length >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
-    // Without namespaces, saxes gives each tag a fresh object of attribute texts: it becomes the node as it is.
-    const node = tag.attributes as Record<string, unknown>;
-    let any = false;
-    for (const name in node) {
-      any = true;
-      const value = node[name];
-      if (typeof value !== 'string') node[name] = (value as { value: string }).value;
+    const depth = hasChildren.length;
+    if (depth >= MAX_XML_DEPTH) throw new XmlRefusedError(`elements nested deeper than ${MAX_XML_DEPTH} levels`);
+    // saxes keeps attributes in a null-prototype object, which V8 holds as a slow dictionary: every
+    // later read of the node (zod, the readers, the depth check) paid for it. An object literal filled
+    // in the answer's attribute order shares one fast shape across all elements of a kind, as JSON.parse's do.
+    const attributes = tag.attributes as Record<string, string | { value: string }>;
+    let node: Record<string, unknown> | undefined;
+    for (const name in attributes) {
+      node ??= {};
+      const value = attributes[name] as string | { value: string };
+      const text = typeof value === 'string' ? value : value.value;
+      if (name === '__proto__') put(node, name, text);
+      else node[name] = text;
     }
-    attributed.push(any);
-    stack.push({ name: tag.name, node, repeated: undefined, text: '', hasChildren: false });
+    if (depth > 0) hasChildren[depth - 1] = true;
+    nodes.push(node);
+    texts.push('');
+    hasChildren.push(false);
   });
   const addText = (t: string): void => {
-    const top = stack[stack.length - 1];
-    if (top !== undefined) top.text += t;
+    const top = texts.length - 1;
+    if (top >= 0) texts[top] += t;
   };
   parser.on('text', addText);
   parser.on('cdata', addText);
-  parser.on('closetag', () => {
-    const frame = stack.pop();
-    if (frame === undefined) return;
-    const value = valueOf(frame, attributed.pop() === true);
-    const parent = stack[stack.length - 1];
-    if (parent === undefined) root = { name: frame.name, value };
-    else attach(parent, frame.name, value);
+  parser.on('closetag', (tag) => {
+    if (hasChildren.length === 0) return;
+    const value = valueOf(nodes.pop(), texts.pop() as string, hasChildren.pop() as boolean);
+    const top = nodes.length - 1;
+    if (top < 0) root = { name: tag.name, value };
+    else attach((nodes[top] ??= {}), tag.name, value);
   });
   parser.on('error', (error) => {
     throw error;
@@ -119,7 +133,7 @@ export function parseXml(text: string): XmlBody {
     if (error instanceof XmlRefusedError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (/undefined entity|entity/i.test(message)) throw new XmlRefusedError(`an entity reference other than the predefined ones is not accepted (${message})`);
-    throw new XmlRefusedError(`not well-formed XML (${message})`, stack.length > 0 && /unclosed|end of|unexpected end/i.test(message));
+    throw new XmlRefusedError(`not well-formed XML (${message})`, hasChildren.length > 0 && /unclosed|end of|unexpected end/i.test(message));
   }
   if (root === undefined) throw new XmlRefusedError('no root element', true);
   const value = root.value;
