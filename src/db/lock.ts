@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import { ExitCode } from '../errors.js';
 import type { Db } from './connect.js';
+import { processAlive } from '../util/process-alive.js';
 
 /** Another run of the same job (or, on PGlite, another process on the same database) is running: exit 4. */
 export class LockedError extends Error {
@@ -21,15 +22,6 @@ export interface LockInfo {
   runId?: string;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * PGlite is one process per data directory: a second one opening it would corrupt it. A lock file
  * beside the directory keeps a second efa-sync out (exit 4, naming the holder); a file left by a
@@ -39,7 +31,7 @@ export async function lockDataDir(dataDir: string): Promise<{ update(info: Parti
   const file = `${dataDir}.efa-sync.lock`;
   if (existsSync(file)) {
     const holder = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Partial<LockInfo>;
-    if (holder.pid && holder.pid !== process.pid && holder.host === hostname() && alive(holder.pid)) {
+    if (holder.pid && holder.pid !== process.pid && holder.host === hostname() && processAlive(holder.pid)) {
       const what = holder.job ? `run ${holder.runId ?? '?'} of job ${holder.job}` : holder.command ?? 'efa-sync';
       throw new LockedError(`pglite:${dataDir} is in use by ${what} (pid ${holder.pid} since ${holder.since ?? '?'}); PGlite allows one process at a time`);
     }

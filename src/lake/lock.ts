@@ -3,6 +3,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError } from '../db/lock.js';
+import { processAlive } from '../util/process-alive.js';
 
 /**
  * One writer per lake folder. Two exports into one folder would each clear the other's `_tmp/` build
@@ -27,15 +28,6 @@ export interface LakeLock {
   release(): Promise<void>;
   /** The same, synchronously: for a process about to exit on a signal. */
   releaseNow(): void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parse(text: string): Partial<LakeLockInfo> {
@@ -80,7 +72,7 @@ export async function lockLake(dir: string): Promise<LakeLock> {
     }
     const holder = parse(await readFile(file, 'utf8').catch(() => ''));
     // A file being written this instant reads empty: its writer is alive, so it is held.
-    const gone = holder.pid !== undefined && holder.host === hostname() && !alive(holder.pid);
+    const gone = holder.pid !== undefined && holder.host === hostname() && !processAlive(holder.pid);
     if (!gone || attempt > 0) {
       const who = holder.pid === undefined ? 'another export (its lock file is being written)' : `pid ${holder.pid} on ${holder.host ?? '?'} since ${holder.since ?? '?'} (${holder.command ?? 'efa-sync export --lake'})`;
       throw new LockedError(

@@ -84,7 +84,10 @@ export function restOf(raw: Record<string, unknown>, known: readonly string[]): 
   const attrs: Record<string, unknown> = {};
   // for-in rather than Object.entries: no pair per field, and this runs on every record.
   for (const key in raw) {
-    if (Object.hasOwn(raw, key) && !known.includes(key)) attrs[key] = raw[key];
+    if (!Object.hasOwn(raw, key) || known.includes(key)) continue;
+    // A field an answer calls "__proto__" is stored as a field; assigned, it would set attrs' prototype.
+    if (key === '__proto__') Object.defineProperty(attrs, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
+    else attrs[key] = raw[key];
   }
   return attrs;
 }
