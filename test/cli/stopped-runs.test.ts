@@ -9,7 +9,7 @@ import { exampleQuery } from '../../src/cli/demo.js';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import type { World } from '../../src/sim/world.js';
-import { jsonLines, runBuiltCli, spawnBuiltCli, type BuiltCliResult } from '../helpers/built-cli.js';
+import { jsonLines, runBuiltCli, runBuiltCliWhile, spawnBuiltCli, type BuiltCliResult } from '../helpers/built-cli.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 
 /*
@@ -35,20 +35,12 @@ const until = async (what: string, check: () => boolean, ms = 120_000): Promise<
 };
 
 /** Starts a run, stops it with `signal` once its sweep is under way, and returns what it printed. */
-async function stopRun(args: readonly string[], signal: 'SIGTERM' | 'SIGINT'): Promise<BuiltCliResult> {
-  const started = Date.now();
-  const child = spawnBuiltCli(args);
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await until('the sweep to start', () => /"msg":"coordInfo: /.test(stderr));
-  await new Promise((r) => setTimeout(r, 500));
-  child.kill(signal);
-  const code = await exited;
-  return { code, stdout, stderr, ms: Date.now() - started };
+function stopRun(args: readonly string[], signal: 'SIGTERM' | 'SIGINT'): Promise<BuiltCliResult> {
+  return runBuiltCliWhile(args, async (stderr, child) => {
+    await until('the sweep to start', () => /"msg":"coordInfo: /.test(stderr()));
+    await new Promise((r) => setTimeout(r, 500));
+    child.kill(signal);
+  });
 }
 
 interface RunRow {

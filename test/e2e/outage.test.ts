@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
-import { runBuiltCli, spawnBuiltCli, type BuiltCliResult } from '../helpers/built-cli.js';
+import { runBuiltCli, runBuiltCliWhile, type BuiltCliResult } from '../helpers/built-cli.js';
 import { createTestDbUrl, type TestDbUrl } from '../helpers/db.js';
 
 /*
@@ -35,18 +35,8 @@ interface Summary {
 }
 
 /** Starts a run; `during` gets its stderr so far and acts on the simulator while it runs. */
-async function runWith(args: readonly string[], during: (stderr: () => string, kill: () => void) => Promise<void>): Promise<BuiltCliResult> {
-  const started = Date.now();
-  const child = spawnBuiltCli(args);
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await during(() => stderr, () => child.kill('SIGKILL'));
-  const code = await exited;
-  return { code, stdout, stderr, ms: Date.now() - started };
+function runWith(args: readonly string[], during: (stderr: () => string, kill: () => void) => Promise<void>): Promise<BuiltCliResult> {
+  return runBuiltCliWhile(args, (stderr, child) => during(stderr, () => child.kill('SIGKILL')));
 }
 
 describe('an outage of the upstream mid-run (issue 45)', () => {

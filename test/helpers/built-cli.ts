@@ -36,6 +36,24 @@ export function spawnBuiltCli(args: readonly string[], env: NodeJS.ProcessEnv = 
   return spawn(process.execPath, [builtCli, ...args], { cwd: root, env: { ...process.env, ...cleanEnv, ...env }, stdio: 'pipe' });
 }
 
+/**
+ * Runs the built CLI to its end while `during` watches what it has written to stderr so far and may
+ * signal it (a stop, a kill, a change to the upstream at the right moment).
+ */
+export async function runBuiltCliWhile(args: readonly string[], during: (stderr: () => string, child: ChildProcessWithoutNullStreams) => Promise<void>): Promise<BuiltCliResult> {
+  const started = Date.now();
+  const child = spawnBuiltCli(args);
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await during(() => stderr, child);
+  const code = await exited;
+  return { code, stdout, stderr, ms: Date.now() - started };
+}
+
 /** Runs the built CLI to its end. */
 export function runBuiltCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<BuiltCliResult> {
   return new Promise((resolve, reject) => {

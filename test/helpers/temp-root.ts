@@ -1,5 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive } from '../../src/util/process-alive.js';
 
 /*
  * One temporary root per test run (issue 30: interrupted runs left 40–65 MB efa-sync-* folders behind).
@@ -15,15 +16,8 @@ const OWNER_FILE = 'owner.json';
 const LEGACY_PREFIXES = ['efa-sync-test-', 'efa-sync-pglite-template-'];
 const LEGACY_AGE_MS = 24 * 3600_000;
 
-/** Whether a process with this pid exists on this machine (EPERM: it exists, owned by someone else). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Whether a process with this pid exists on this machine: the one check src/ makes for its lock files. */
+export { processAlive };
 
 export async function createRunRoot(parent: string): Promise<string> {
   const root = await mkdtemp(join(parent, RUN_ROOT_PREFIX));
