@@ -2,9 +2,11 @@
  * The text of a reply body in the encoding it declares. JSON is UTF-8; EFA's XML answers declare
  * UTF-8 or ISO-8859-1 (VRR, the CTA in Chicago), in the Content-Type's `charset` and in the XML
  * declaration. The header wins where both are given (RFC 7303); without either, UTF-8. ISO-8859-1 is
- * decoded byte for byte (each byte its code point), so names are stored exactly as sent.
+ * decoded byte for byte (each byte its code point), so names are stored exactly as sent. Any other
+ * charset the WHATWG Encoding Standard knows (windows-1252, ISO-8859-15, UTF-16, ...) is decoded by
+ * TextDecoder rather than read as UTF-8 (which would turn every non-ASCII letter into U+FFFD).
  */
-export type BodyCharset = 'utf-8' | 'latin1';
+export type BodyCharset = 'utf-8' | 'latin1' | { readonly label: string };
 
 const LATIN1 = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'latin-1', 'l1', 'us-ascii', 'ascii']);
 
@@ -12,7 +14,13 @@ function charsetOfName(name: string | undefined): BodyCharset | undefined {
   if (name === undefined) return undefined;
   const key = name.trim().replace(/^["']|["']$/g, '').toLowerCase();
   if (key === 'utf-8' || key === 'utf8') return 'utf-8';
-  return LATIN1.has(key) ? 'latin1' : undefined;
+  if (LATIN1.has(key)) return 'latin1';
+  try {
+    // TextDecoder knows the standard's labels and refuses any other name with a RangeError.
+    return { label: new TextDecoder(key).encoding };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The charset a body declares: the Content-Type's, else its XML declaration's; undefined when neither names one we read. */
@@ -26,5 +34,7 @@ export function declaredCharset(bytes: Uint8Array, contentType: string | null | 
 }
 
 export function decodeBody(bytes: Uint8Array, contentType: string | null | undefined): string {
-  return declaredCharset(bytes, contentType) === 'latin1' ? Buffer.from(bytes).toString('latin1') : new TextDecoder().decode(bytes);
+  const charset = declaredCharset(bytes, contentType);
+  if (charset === 'latin1') return Buffer.from(bytes).toString('latin1');
+  return new TextDecoder(charset === undefined || charset === 'utf-8' ? 'utf-8' : charset.label).decode(bytes);
 }

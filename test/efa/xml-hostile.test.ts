@@ -95,6 +95,15 @@ describe('encodings, references and coordinates', () => {
     expect(decodeBody(Buffer.from('<itdRequest name="Mieträder"/>', 'latin1'), 'text/xml; charset="iso-8859-1"')).toContain('Mieträder');
   });
 
+  it('another charset the Encoding Standard knows is decoded as declared, not read as UTF-8; an unknown name falls back to UTF-8', () => {
+    // 0x80 is € in windows-1252, 0xA4 is € in ISO-8859-15: both would be U+FFFD read as UTF-8.
+    const cp1252 = Buffer.concat([Buffer.from('<?xml version="1.0" encoding="windows-1252"?><itdRequest name="'), Buffer.from([0x80, 0xe4]), Buffer.from('"/>')]);
+    expect(decodeBody(cp1252, undefined)).toContain('name="€ä"');
+    const latin9 = Buffer.concat([Buffer.from('<itdRequest name="'), Buffer.from([0xa4]), Buffer.from('"/>')]);
+    expect(decodeBody(latin9, 'text/xml; charset=ISO-8859-15')).toContain('name="€"');
+    expect(decodeBody(Buffer.from('<itdRequest name="ä"/>', 'utf8'), 'text/xml; charset=x-no-such-charset')).toContain('name="ä"');
+  });
+
   it('numeric references and the predefined entities are decoded; names are kept as sent otherwise', () => {
     const body = decode(coordAnswer(item('7', ' Caf&#233; &amp; Bar &lt;Nord&gt; ', '9.1', '48.7')));
     expect(xmlDialect.parse.coordInfo(body).records[0]?.name).toBe(' Café & Bar <Nord> ');
