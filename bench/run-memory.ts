@@ -64,9 +64,9 @@ interface ProgressMessage {
 }
 
 /** `efa-sync sim` in a child process (returned at once, for cleanup) and its URL, the first line of its stdout. */
-export function startSimProcess(size: number): { child: ChildProcess; ready: Promise<{ url: string; startMs: number }> } {
+export function startSimProcess(size: number, dialect?: string): { child: ChildProcess; ready: Promise<{ url: string; startMs: number }> } {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [mainJs, 'sim', '--port', '0', '--size', String(size), '--today', today], {
+  const child = spawn(process.execPath, [mainJs, 'sim', '--port', '0', '--size', String(size), '--today', today, ...(dialect === undefined ? [] : ['--dialect', dialect])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -13,7 +13,9 @@
  *   COPY     one raw COPY of the stored rows into a table indexed as efa.pins (LIKE … INCLUDING ALL).
  * The job is CoordInfo only (STOP + POI_POINT, maxPerRequest 1000) with the default minTileSizeDeg.
  * A phase that runs longer than BENCH_SCALE_PHASE_LIMIT_S (default 600) is stopped and reported so.
- * BENCH_SCALE_CASES picks cases, e.g. `pg:200000,pglite:200000` (default pg:200000,pg:1000000,pglite:200000).
+ * BENCH_SCALE_CASES picks cases, e.g. `pg:200000,pglite:200000` (default pg:200000,pg:1000000,pglite:200000);
+ * a third part names the dialect the simulator answers and the job reads (`pg:200000:xml`, default json),
+ * and cases that differ only in it are compared night by night (issue 46: xml within 1.1x of legacy).
  * Times are printed against the floor, never asserted.
  */
 import { spawn } from 'node:child_process';
@@ -29,10 +31,12 @@ import { openDb } from '../src/db/open.js';
 import type { Db } from '../src/db/connect.js';
 import { validateJob, type JobInput } from '../src/job/index.js';
 import { DEFAULT_REGION } from '../src/sim/index.js';
+import type { RunSummary } from '../src/run/index.js';
+import type { SimDialect } from '../src/sim/render/index.js';
+import { caseName, dialectRatios, parseCases, type CaseResult, type NightResult, type ScaleCase } from './scale-cases.js';
 import { createJobClient } from '../src/run/client.js';
 import { coordRequest } from '../src/sweep/nightly/coord.js';
 import { drainQueue } from '../src/sweep/nightly/queue.js';
-import type { RunSummary } from '../src/run/index.js';
 import { inStratum, makeTile } from '../src/tiling/geo.js';
 import type { BBox, Tile } from '../src/tiling/index.js';
 import { createLogger } from '../src/util/log.js';
@@ -43,51 +47,14 @@ import { adminPgUrl, int, mb, postgresReachable, scratchDb, secs, type BenchLine
 const today = '2026-11-22';
 const mainJs = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
-type DbKind = 'pg' | 'pglite';
-
-interface ScaleCase {
-  readonly db: DbKind;
-  readonly size: number;
-}
-
-/** One night of one case, measured. */
-interface NightResult {
-  readonly night: 1 | 2;
-  readonly status: string;
-  /** Set when a phase ran past the limit and the run was stopped. */
-  readonly stopped?: string;
-  readonly wallMs: number;
-  /** From the run's "sweeps done after N s" log line: known even for a run stopped in its finalisation. */
-  readonly sweepS?: number;
-  readonly peakRss?: number;
-  readonly summary?: RunSummary;
-  readonly replayMs?: number;
-  readonly replayRequests?: number;
-}
-
-interface CaseResult {
-  readonly c: ScaleCase;
-  readonly nights: NightResult[];
-  readonly copyMs?: number;
-  readonly copyRows?: number;
-  readonly error?: string;
-}
-
-function parseCases(text: string): ScaleCase[] {
-  return text.split(',').map((part) => {
-    const m = /^\s*(pg|pglite):(\d+)\s*$/.exec(part);
-    if (!m) throw new Error(`BENCH_SCALE_CASES: "${part}" is not <pg|pglite>:<pins>, e.g. pg:200000`);
-    return { db: m[1] as DbKind, size: Number(m[2]) };
-  });
-}
-
 /** Simulator pins per stored object of the job below (STOP + POI_POINT are half the world). */
 const WORLD_PER_STORED = 2;
 
-function jobInput(size: number, baseUrl: string): JobInput {
+function jobInput(size: number, baseUrl: string, dialect: SimDialect | undefined): JobInput {
   return {
     name: `bench-scale-${size}`,
     baseUrl,
+    ...(dialect === undefined ? {} : { dialect }),
     region: { bbox: [...DEFAULT_REGION] },
     rateLimit: { requestsPerSecond: 500, concurrency: 8, retries: 2, timeoutMs: 60_000 },
     // The default minTileSizeDeg on purpose: a dense world must not end partial for want of a smaller tile.
@@ -229,15 +196,15 @@ async function measureCase(c: ScaleCase, limitMs: number): Promise<CaseResult> {
   const scratch = c.db === 'pg' ? scratchDb('efa_bench_scale') : undefined;
   // The job sweeps STOP and POI_POINT, half of the simulator's pins (src/sim/generate-pins.ts): a
   // world twice the case's size is one where the run stores about the case's number of objects.
-  const sim = startSimProcess(c.size * WORLD_PER_STORED);
+  const sim = startSimProcess(c.size * WORLD_PER_STORED, c.dialect);
   const nights: NightResult[] = [];
   let copy: { ms: number; rows: number } | undefined;
   try {
     await scratch?.create();
     const { url: simUrl, startMs } = await sim.ready;
-    console.log(`${c.db} ${int(c.size)} pins to store: a simulated world of ${int(c.size * WORLD_PER_STORED)} pins ready in ${secs(startMs)}`);
+    console.log(`${caseName(c)}: ${int(c.size)} pins to store: a simulated world of ${int(c.size * WORLD_PER_STORED)} pins ready in ${secs(startMs)}`);
     const dbUrl = scratch?.url ?? `pglite:${join(dir, 'db')}`;
-    const input = jobInput(c.size, simUrl);
+    const input = jobInput(c.size, simUrl, c.dialect);
     const jobFile = join(dir, `bench-scale-${c.size}.json`);
     writeFileSync(jobFile, JSON.stringify(input, null, 2));
     const onStop = async (): Promise<void> => {
@@ -291,7 +258,7 @@ export async function benchScale(): Promise<BenchResult> {
   const results: CaseResult[] = [];
   for (const c of cases) {
     if (c.db === 'pg' && !reach.ok) {
-      notes.push(`${c.db}:${c.size} skipped: PostgreSQL not reachable (${reach.reason}); set BENCH_PG_URL`);
+      notes.push(`${caseName(c)} skipped: PostgreSQL not reachable (${reach.reason}); set BENCH_PG_URL`);
       continue;
     }
     results.push(await measureCase(c, limitMs));
@@ -299,7 +266,7 @@ export async function benchScale(): Promise<BenchResult> {
   const rows: Record<string, string>[] = [];
   const lines: BenchLine[] = [];
   for (const r of results) {
-    if (r.error) notes.push(`${r.c.db}:${r.c.size} failed: ${r.error}`);
+    if (r.error) notes.push(`${caseName(r.c)} failed: ${r.error}`);
     for (const n of r.nights) {
       const s = n.summary;
       const p = s?.phases;
@@ -307,7 +274,7 @@ export async function benchScale(): Promise<BenchResult> {
       // The whole run: from its start to the end of its finalisation, as durationS now is.
       const runMs = s ? s.durationS * 1000 : undefined;
       const floorMs = n.replayMs !== undefined && r.copyMs !== undefined ? n.replayMs + r.copyMs : undefined;
-      const label = `${r.c.db} ${int(r.c.size / 1000)}k night ${n.night}`;
+      const label = `${caseName(r.c)} night ${n.night}`;
       rows.push({
         run: label,
         status: n.stopped ?? n.status,
@@ -331,6 +298,7 @@ export async function benchScale(): Promise<BenchResult> {
       if (n.peakRss !== undefined) lines.push({ metric: `${label}: peak RSS (CLI process)`, value: mb(n.peakRss) });
     }
   }
+  lines.push(...dialectRatios(results));
   console.table(rows);
   console.log('targets: run/floor <= 1.6x, finalise share <= 10 %, peak RSS <= 300 MB at 1M pins on PostgreSQL');
   return { lines, notes };
