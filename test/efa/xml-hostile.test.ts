@@ -123,6 +123,15 @@ describe('encodings, references and coordinates', () => {
     expect(xmlDialect.parse.coordInfo(body).records[0]).toMatchObject({ id: 'p1', coord: { lon: 9.5, lat: 48.5 }, motTypes: [] });
   });
 
+  it("itdCoordinateString as MVV writes it (micro-degrees with .00000, `ts` as &#x20;, a genAttr name with a trailing blank), and with the separators and order its attributes name", () => {
+    const mvv = (inner: string, attrs: string): string =>
+      `<coordInfoItem type="STOP" id="64" name="Barthstraße" omc="9162000" placeID="1" locality="München" gisLayer="SYS-STOP" gisID="64" distance="190" stateless="64"><itdPathCoordinates><coordEllipsoid>WGS84</coordEllipsoid><coordType>GEO_DECIMAL</coordType><itdCoordinateString ${attrs}>${inner}</itdCoordinateString></itdPathCoordinates><genAttrList><genAttrElem><name>STOP_NAME_WITH_PLACE </name><value>Barthstraße</value></genAttrElem><genAttrElem><name>STOP_GLOBAL_ID </name><value>de:09162:64</value></genAttrElem><genAttrElem><name>STOP_MAJOR_MEANS</name><value>4</value></genAttrElem></genAttrList></coordInfoItem>`;
+    const micro = decode(coordAnswer(mvv('11529230.00000,48140331.00000', 'decimal="." cs="," ts="&#x20;"'), 'WGS84'));
+    expect(xmlDialect.parse.coordInfo(micro).records[0]).toMatchObject({ id: 'de:09162:64', globalId: 'de:09162:64', name: 'Barthstraße', coord: { lon: 11.52923, lat: 48.140331 }, motTypes: [4] });
+    const other = decode(coordAnswer(mvv('48,140331;11,52923|48,2;11,6', 'decimal="," cs=";" ts="|" format="y;x"')));
+    expect(xmlDialect.parse.coordInfo(other).records[0]?.coord).toEqual({ lon: 11.52923, lat: 48.140331 });
+  });
+
   it('a JSON body is not XML, and an XML body is claimed by the xml dialect alone', () => {
     expect(decode('{"pins":[]}')).not.toBeInstanceOf(XmlBody);
     const body = decode(coordAnswer(''));

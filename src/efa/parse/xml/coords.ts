@@ -39,6 +39,22 @@ export function attributeCoord(record: Record<string, unknown>, path: readonly P
 }
 
 /**
+ * The first point of an `itdCoordinateString`: its attributes name the separators (`cs` between x
+ * and y, `ts` between points, `decimal`; the real answers write `,`, a space as `&#x20;` and `.`, the
+ * defaults here) and `format` the order (`x,y`; `y,x` is swapped).
+ */
+function firstOfCoordinateString(value: unknown): { x: string; y: string } | undefined {
+  const text = textOf(value)?.trim();
+  if (text === undefined || text === '') return undefined;
+  const attrs = element(value);
+  const given = (name: string, fallback: string): string => (typeof attrs[name] === 'string' && attrs[name] !== '' ? (attrs[name] as string) : fallback);
+  const [cs, ts, decimal] = [given('cs', ','), given('ts', ' '), given('decimal', '.')];
+  const point = (ts.trim() === '' ? text.split(/\s+/) : text.split(ts))[0]?.trim() ?? '';
+  const [a = '', b = ''] = point.split(cs).map((part) => (decimal === '.' || decimal === cs ? part : part.split(decimal).join('.')));
+  return given('format', 'x,y').replace(/\s/g, '').toLowerCase().startsWith('y') ? { x: b, y: a } : { x: a, y: b };
+}
+
+/**
  * The first point of an `itdPathCoordinates`: an `itdCoordinateBaseElemList` of x/y elements, or an
  * `itdCoordinateString` ("x,y x,y ...", what coordListOutputFormat=STRING asks for).
  */
@@ -50,10 +66,7 @@ export function pathCoord(value: unknown, scale: Scale, path: readonly PropertyK
   }
   const base = list(element(coords['itdCoordinateBaseElemList'])['itdCoordinateBaseElem'])[0];
   if (base !== undefined) return lonLat(textOf(element(base)['x']), textOf(element(base)['y']), scale, [...path, 'itdCoordinateBaseElemList']);
-  const text = textOf(coords['itdCoordinateString'])?.trim().split(/\s+/)[0];
-  if (text !== undefined && text !== '') {
-    const [x, y] = text.split(',');
-    return lonLat(x, y, scale, [...path, 'itdCoordinateString']);
-  }
+  const first = firstOfCoordinateString(coords['itdCoordinateString']);
+  if (first !== undefined) return lonLat(first.x, first.y, scale, [...path, 'itdCoordinateString']);
   throw new RecordProblemError(['itdPathCoordinates'], 'no position (itdCoordinateBaseElemList or itdCoordinateString)');
 }

@@ -34,11 +34,15 @@ export function present(value: unknown, absent: readonly string[] = ['']): strin
   return absent.includes(value.trim()) ? undefined : value;
 }
 
-/** `genAttrList/genAttrElem` name/value pairs as a lookup (the first of a name wins; values as sent). */
+/**
+ * `genAttrList/genAttrElem` name/value pairs as a lookup (the first of a name wins; values as sent).
+ * Names are trimmed: MVV's answers write `<name>STOP_NAME_WITH_PLACE </name>`, and a trailing blank
+ * must not hide a STOP_GLOBAL_ID.
+ */
 export function genAttrs(record: Record<string, unknown>): Map<string, string> {
   const out = new Map<string, string>();
   for (const entry of list(element(record['genAttrList'])['genAttrElem'])) {
-    const name = textOf(element(entry)['name']);
+    const name = textOf(element(entry)['name'])?.trim();
     if (name === undefined || name === '' || out.has(name)) continue;
     out.set(name, textOf(element(entry)['value']) ?? '');
   }
