@@ -19,8 +19,12 @@ import { fencedBlocks } from '../docs/markdown.js';
  * export killed mid-partition leaves no partition behind that the next one does not complete.
  */
 const region = [9.12, 48.74, 9.22, 48.8] as const;
-const instants = ['2026-11-20T03:00:00Z', '2026-11-20T15:00:00Z', '2026-11-21T08:00:00Z', '2026-11-22T06:00:00Z', '2026-11-22T18:00:00Z'];
-const days = ['2026-11-20', '2026-11-21', '2026-11-22'];
+/**
+ * Three UTC days ending three days before the machine's: a `--now` must lie within the job's retention
+ * (90 days) of the clock and not ahead of it, so fixed dates would fail once they are old enough.
+ */
+const days = [5, 4, 3].map((back) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10)) as [string, string, string];
+const instants = [`${days[0]}T03:00:00Z`, `${days[0]}T15:00:00Z`, `${days[1]}T08:00:00Z`, `${days[2]}T06:00:00Z`, `${days[2]}T18:00:00Z`];
 
 interface Summary { written: number; kept: number; pending: number; rows: number }
 
@@ -120,15 +124,15 @@ describe.skipIf(!existsSync(builtCli))('export --lake: Hive-partitioned GeoParqu
   });
 
   it('writes complete days only, survives a kill mid-partition, and a second export rewrites nothing', async () => {
-    // On 22 Nov at noon, the 22nd is today: only the 20th and 21st are complete.
-    const first = await exportLake('2026-11-22T12:00:00Z');
+    // At noon of the third day, that day is today: only the first two are complete.
+    const first = await exportLake(`${days[2]}T12:00:00Z`);
     expect(first.code, first.stderr).toBe(0);
     const s1 = JSON.parse(first.stdout) as Summary;
     expect(s1.written).toBe(4); // vehicles and parking, two days each
     expect(s1.pending).toBeGreaterThanOrEqual(3); // the 22nd twice, and the versions the nights ended today
     const m1 = await readFile(join(lake, '_manifest.json'), 'utf8');
     const after1 = await files(lake);
-    expect([...after1.keys()].filter((p) => p.includes('day=2026-11-22'))).toEqual([]);
+    expect([...after1.keys()].filter((p) => p.includes(`day=${days[2]}`))).toEqual([]);
 
     // Killed once the first partition of the next export is built, before it is renamed into place.
     const killed = await exportLake(tomorrow, { EFA_SYNC_FAILPOINT: 'lake-partition-built:1' });
@@ -216,7 +220,7 @@ describe.skipIf(!existsSync(builtCli))('export --lake: Hive-partitioned GeoParqu
       expect(hist[0]?.['n']).toBe(versions);
 
       // Partition pruning: with a filter on day, the scan opens that day's file and no other.
-      const plan = await q.all(`EXPLAIN ANALYZE SELECT count(*) FROM ${v} WHERE day = '2026-11-21'`);
+      const plan = await q.all(`EXPLAIN ANALYZE SELECT count(*) FROM ${v} WHERE day = '${days[1]}'`);
       const text = plan.map((r) => String(r['explain_value'])).join('\n');
       expect(text).toMatch(/Total Files Read: 1\b/);
       const unfiltered = await q.all(`EXPLAIN ANALYZE SELECT count(*) FROM ${v}`);
@@ -230,7 +234,7 @@ describe.skipIf(!existsSync(builtCli))('export --lake: Hive-partitioned GeoParqu
         expect(wkbPoint(blob.bytes)).toEqual(points.get(`${String(r['vehicle_key'])}@${String(r['t'])}`));
       }
       // GeoParquet 1.1: the geo key names the WKB column, its type and the bbox of the file.
-      const kv = await q.all(`SELECT decode(value) AS value FROM parquet_kv_metadata('${lake}/vehicle_snapshots/source=vvs/day=2026-11-21/part-0.parquet') WHERE decode(key) = 'geo'`);
+      const kv = await q.all(`SELECT decode(value) AS value FROM parquet_kv_metadata('${lake}/vehicle_snapshots/source=vvs/day=${days[1]}/part-0.parquet') WHERE decode(key) = 'geo'`);
       const geo = JSON.parse(String(kv[0]?.['value'])) as { version: string; primary_column: string; columns: Record<string, { encoding: string; geometry_types: string[]; bbox: number[] }> };
       expect(geo).toMatchObject({ version: '1.1.0', primary_column: 'geom', columns: { geom: { encoding: 'WKB', geometry_types: ['Point'] } } });
     } finally {

@@ -31,7 +31,11 @@ describe('test temp folders: one root per run, interrupted runs swept (issue 30)
     for (const d of [dead, live, oldCopy, youngCopy, serveSocket]) await mkdir(join(d, 'base'), { recursive: true });
     await writeFile(join(dead, 'owner.json'), JSON.stringify({ pid: deadPid }));
     await writeFile(join(live, 'owner.json'), JSON.stringify({ pid: process.pid }));
-    const twoDaysAgo = new Date(Date.now() - 48 * 3600_000);
+    // Every folder dated by the process's clock: a new folder takes the file system's, which may be another
+    // (a test run with the clock moved ahead would see a young folder a year old).
+    const now = new Date();
+    const twoDaysAgo = new Date(now.getTime() - 48 * 3600_000);
+    for (const d of [dead, live, youngCopy]) await utimes(d, now, now);
     for (const d of [oldCopy, serveSocket]) await utimes(d, twoDaysAgo, twoDaysAgo);
     const removed = await sweepStaleTemp(parent);
     expect(removed.sort()).toEqual([dead, oldCopy].sort());
