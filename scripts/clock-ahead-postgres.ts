@@ -1,13 +1,15 @@
 /**
- * A throw-away PostgreSQL + PostGIS server whose clock is moved ahead with the tests' (libfaketime in
- * its environment), for `EFA_TEST_CLOCK_POSTGRES=1 npm run test:clock-ahead`: the machine's own server
+ * A throw-away PostgreSQL + PostGIS server whose clock is moved ahead with the tests', for
+ * `EFA_TEST_CLOCK_POSTGRES=1 npm run test:clock-ahead`: the machine's own server
  * keeps the real clock, so its now() and the CLI's day would disagree as they never do on a machine
  * whose clock is simply later. The server lives in a temp folder, listens on 127.0.0.1 at a free port,
  * runs without fsync (it holds nothing worth keeping) and is removed when the tests end. It needs the
- * server binaries (Debian: postgresql-15 and postgresql-15-postgis-3); as root, it runs them as the
- * `postgres` user (initdb refuses root).
+ * server binaries (Debian: postgresql-15 and postgresql-15-postgis-3) and a C compiler; as root, it
+ * runs them as the `postgres` user (initdb refuses root). The clock is moved by clock-shim.c, compiled
+ * here, not by libfaketime: under libfaketime the server never fires statement_timeout or lock_timeout.
  */
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +45,25 @@ function freePort(): number {
   return port;
 }
 
-export function startPostgresAhead(fake: Record<string, string>): PostgresAhead {
+/** libfaketime's relative offset (`+365d`, `-30d`, `+2h`; `y` is 365 days) in seconds. */
+export function offsetSeconds(offset: string): number {
+  const m = /^([+-])(\d+)([smhdy]?)$/.exec(offset);
+  if (m === null) fail(`${offset}: give an offset such as +365d or -30d`);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400, y: 365 * 86_400 }[m[3] as '' | 's' | 'm' | 'h' | 'd' | 'y'];
+  return (m[1] === '-' ? -1 : 1) * Number(m[2]) * unit;
+}
+
+/** clock-shim.c built into `dir` (readable by the server's user). */
+function buildShim(dir: string): string {
+  const out = join(dir, 'clock-shim.so');
+  const source = fileURLToPath(new URL('./clock-shim.c', import.meta.url));
+  const cc = process.env['CC'] ?? 'cc';
+  const r = spawnSync(cc, ['-shared', '-fPIC', '-O2', '-o', out, source, '-ldl'], { encoding: 'utf8' });
+  if (r.status !== 0) fail(`building ${source} with ${cc} failed (install gcc, or set CC): ${(r.stderr || String(r.error ?? '')).trim().slice(0, 1000)}`);
+  return out;
+}
+
+export function startPostgresAhead(offset: string): PostgresAhead {
   const bin = serverBinaries();
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(join(tmpdir(), 'efa-sync-pg-ahead-'));
@@ -56,14 +76,14 @@ export function startPostgresAhead(fake: Record<string, string>): PostgresAhead 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    return start(bin, dir, data, asRoot, fake, stop);
+    return start(bin, dir, data, asRoot, offsetSeconds(offset), stop);
   } catch (error) {
     stop();
     throw error;
   }
 }
 
-function start(bin: string, dir: string, data: string, asRoot: boolean, fake: Record<string, string>, stop: () => void): PostgresAhead {
+function start(bin: string, dir: string, data: string, asRoot: boolean, seconds: number, stop: () => void): PostgresAhead {
   if (asRoot) {
     const owner = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
     const [uid, gid] = [Number(owner.stdout.trim()), Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim())];
@@ -71,7 +91,7 @@ function start(bin: string, dir: string, data: string, asRoot: boolean, fake: Re
     chownSync(dir, uid, gid);
   }
   const port = freePort();
-  const fakeEnv = Object.entries(fake).map(([k, v]) => `${k}=${v}`);
+  const fakeEnv = [`LD_PRELOAD=${buildShim(dir)}`, `EFA_CLOCK_OFFSET_S=${seconds}`];
   const run = (command: string, args: string[]): void => {
     const argv = ['env', ...fakeEnv, join(bin, command), ...args];
     const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', ...argv], { encoding: 'utf8' }) : spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });

@@ -35,7 +35,7 @@ const fake = { LD_PRELOAD: [process.env['LD_PRELOAD'], library].filter(Boolean).
 
 let server: PostgresAhead | undefined;
 try {
-  server = process.env['EFA_TEST_CLOCK_POSTGRES'] === '1' ? startPostgresAhead(fake) : undefined;
+  server = process.env['EFA_TEST_CLOCK_POSTGRES'] === '1' ? startPostgresAhead(offset) : undefined;
 } catch (error) {
   if (!(error instanceof PostgresAheadError)) throw error;
   process.stderr.write(`test:clock-ahead: ${error.message}\n`);
