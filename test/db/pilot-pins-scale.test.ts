@@ -53,14 +53,18 @@ describe('the pilot pins of a run, read back in linear time on stale statistics'
   it('returns every STOP of the run, and four times the pins cost well under sixteen times the time', async () => {
     const small = await world('small', 10_000);
     const large = await world('large', 40_000);
-    const s1 = await timed(small);
-    const l1 = await timed(large);
-    expect(s1.pins).toBe(2_500);
-    expect(l1.pins).toBe(10_000);
-    const s2 = await timed(small);
-    const l2 = await timed(large);
-    const ratio = Math.min(l1.ms, l2.ms) / Math.max(1, Math.min(s1.ms, s2.ms));
-    console.log(`runPinPoints: 10,000 pins ${Math.round(Math.min(s1.ms, s2.ms))} ms, 40,000 pins ${Math.round(Math.min(l1.ms, l2.ms))} ms, ratio ${ratio.toFixed(2)}`);
+    // Best of five, alternating: a small read takes tens of milliseconds, and one pause of a loaded
+    // machine in it would read as a steeper curve.
+    const best = { small: Number.POSITIVE_INFINITY, large: Number.POSITIVE_INFINITY };
+    for (let round = 0; round < 5; round++) {
+      const [s, l] = [await timed(small), await timed(large)];
+      expect(s.pins).toBe(2_500);
+      expect(l.pins).toBe(10_000);
+      best.small = Math.min(best.small, s.ms);
+      best.large = Math.min(best.large, l.ms);
+    }
+    const ratio = best.large / Math.max(1, best.small);
+    console.log(`runPinPoints: 10,000 pins ${Math.round(best.small)} ms, 40,000 pins ${Math.round(best.large)} ms, ratio ${ratio.toFixed(2)}`);
     expect(ratio).toBeLessThan(8);
   }, 600_000);
 });
