@@ -84,12 +84,18 @@ export function restOf(raw: Record<string, unknown>, known: readonly string[]): 
   const attrs: Record<string, unknown> = {};
   // for-in rather than Object.entries: no pair per field, and this runs on every record.
   for (const key in raw) {
-    if (!Object.hasOwn(raw, key) || known.includes(key)) continue;
-    // A field an answer calls "__proto__" is stored as a field; assigned, it would set attrs' prototype.
-    if (key === '__proto__') Object.defineProperty(attrs, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
-    else attrs[key] = raw[key];
+    if (Object.hasOwn(raw, key) && !known.includes(key)) setField(attrs, key, raw[key]);
   }
   return attrs;
+}
+
+/**
+ * Sets `key` on `target` as its own field, as JSON.parse does. A field an answer calls `__proto__` is
+ * defined, not assigned: assigned, it would set the object's prototype.
+ */
+export function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
 }
 
 function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssue[]): string {

@@ -1,4 +1,5 @@
 import { SaxesParser } from 'saxes';
+import { setField } from '../common.js';
 
 /**
  * An EFA XML answer read into plain objects, the way the JSON dialects receive theirs: an element
@@ -58,15 +59,6 @@ function valueOf(node: Record<string, unknown> | undefined, text: string, hasChi
 }
 
 /**
- * Sets `name` on a node as its own field. `__proto__` (an attribute or element of that name) is
- * defined, not assigned: assigning it would set the node's prototype, as JSON.parse never does.
- */
-function put(node: Record<string, unknown>, name: string, value: unknown): void {
-  if (name === '__proto__') Object.defineProperty(node, name, { value, writable: true, enumerable: true, configurable: true });
-  else node[name] = value;
-}
-
-/**
  * Puts a child's value under its name. An element's value is never an array (it is a text or an
  * object), so an array found under a name is one this function made on that name's first repeat.
  */
@@ -74,9 +66,9 @@ function attach(parent: Record<string, unknown>, name: string, value: unknown): 
   // A node's own fields are texts, nodes and arrays: a function is Object.prototype's (`toString`, ...), not a child.
   let before = parent[name];
   if (typeof before === 'function' || (name === '__proto__' && !Object.hasOwn(parent, name))) before = undefined;
-  if (before === undefined) put(parent, name, value);
+  if (before === undefined) setField(parent, name, value);
   else if (Array.isArray(before)) before.push(value);
-  else put(parent, name, [before, value]);
+  else setField(parent, name, [before, value]);
 }
 
 /** Reads an XML text into an XmlBody, or throws XmlRefusedError with the reason. */
@@ -103,8 +95,7 @@ export function parseXml(text: string): XmlBody {
       node ??= {};
       const value = attributes[name] as string | { value: string };
       const text = typeof value === 'string' ? value : value.value;
-      if (name === '__proto__') put(node, name, text);
-      else node[name] = text;
+      setField(node, name, text);
     }
     if (depth > 0) hasChildren[depth - 1] = true;
     nodes.push(node);
