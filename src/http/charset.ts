@@ -6,17 +6,17 @@
  * charset the WHATWG Encoding Standard knows (windows-1252, ISO-8859-15, UTF-16, ...) is decoded by
  * TextDecoder rather than read as UTF-8 (which would turn every non-ASCII letter into U+FFFD).
  */
-export type BodyCharset = 'utf-8' | 'latin1' | { readonly label: string };
+export type BodyCharset = 'latin1' | { readonly label: string };
 
 const LATIN1 = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'latin-1', 'l1', 'us-ascii', 'ascii']);
 
 function charsetOfName(name: string | undefined): BodyCharset | undefined {
   if (name === undefined) return undefined;
   const key = name.trim().replace(/^["']|["']$/g, '').toLowerCase();
-  if (key === 'utf-8' || key === 'utf8') return 'utf-8';
   if (LATIN1.has(key)) return 'latin1';
   try {
-    // TextDecoder knows the standard's labels and refuses any other name with a RangeError.
+    // TextDecoder knows the standard's labels (utf-8, utf8, windows-1252, ...) and refuses any other
+    // name with a RangeError. It maps ISO-8859-1's labels to windows-1252: those are taken above.
     return { label: new TextDecoder(key).encoding };
   } catch {
     return undefined;
@@ -36,5 +36,5 @@ export function declaredCharset(bytes: Uint8Array, contentType: string | null | 
 export function decodeBody(bytes: Uint8Array, contentType: string | null | undefined): string {
   const charset = declaredCharset(bytes, contentType);
   if (charset === 'latin1') return Buffer.from(bytes).toString('latin1');
-  return new TextDecoder(charset === undefined || charset === 'utf-8' ? 'utf-8' : charset.label).decode(bytes);
+  return new TextDecoder(charset?.label ?? 'utf-8').decode(bytes);
 }
