@@ -14,12 +14,13 @@ export const el = (name: string, attrs: XmlNode['attrs'] = {}, children: readonl
   text === undefined ? { name, attrs, children } : { name, attrs, children, text };
 
 const SPECIAL = /[&<>"\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+const EVERY_SPECIAL = new RegExp(SPECIAL.source, 'g');
 
 // Most values need no escaping: the test alone is much cheaper than a replace with a callback.
 const escape = (value: string, quote: boolean): string =>
   !SPECIAL.test(value)
     ? value
-    : value.replace(/[&<>"\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, (c) =>
+    : value.replace(EVERY_SPECIAL, (c) =>
         c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? (quote ? '&quot;' : c) : `&#${c.charCodeAt(0)};`,
       );
 
