@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { PostgresAheadError, startPostgresAhead, type PostgresAhead } from './clock-ahead-postgres.js';
+import { offsetSeconds, PostgresAheadError, startPostgresAhead, type PostgresAhead } from './clock-ahead-postgres.js';
 
 const candidates = [
   '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
@@ -27,8 +27,11 @@ if (!library || !existsSync(library)) {
   process.exit(2);
 }
 const offset = process.env['EFA_TEST_CLOCK_OFFSET'] ?? '+365d';
-if (!/^[+-]\d+[smhdy]?$/.test(offset)) {
-  process.stderr.write(`test:clock-ahead: EFA_TEST_CLOCK_OFFSET=${offset}: give an offset such as +365d or -30d\n`);
+try {
+  offsetSeconds(offset);
+} catch (error) {
+  if (!(error instanceof PostgresAheadError)) throw error;
+  process.stderr.write(`test:clock-ahead: EFA_TEST_CLOCK_OFFSET=${error.message}\n`);
   process.exit(2);
 }
 const fake = { LD_PRELOAD: [process.env['LD_PRELOAD'], library].filter(Boolean).join(':'), FAKETIME: offset, FAKETIME_DONT_FAKE_MONOTONIC: '1' };
