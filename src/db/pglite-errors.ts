@@ -23,9 +23,15 @@ import type { Extension, PGliteInterface } from '@electric-sql/pglite';
  * any ERROR does, and PGlite's loop runs PostgreSQL's recovery: the client gets its ErrorResponse,
  * the transaction is aborted, the session is usable.
  *
- * Not covered: an exception thrown under a PG_TRY compiled with Emscripten's JavaScript
- * setjmp/longjmp (PL/pgSQL's EXCEPTION blocks) is taken by that frame as a normal return, out of
- * this wrapper's reach; efa-sync's own PL/pgSQL never calls GEOS overlays or proj strings there.
+ * Inside a PL/pgSQL function the exception never reaches the loop: plpgsql's setjmp frames (built
+ * with Emscripten's JavaScript setjmp/longjmp) take it for a normal return, and the function goes on
+ * with a value that was never computed (measured: an EXCEPTION block then returned as if nothing
+ * failed; without one, "control reached end of function without RETURN"). Emscripten counts every
+ * throw that no catch took (`__cxa_uncaught_exceptions`), and nothing in this build catches one: when
+ * the count rose during a message that otherwise ended well, the wrapper raises the ERROR after it.
+ * Inside a transaction block (every write of efa-sync's runs) that aborts the transaction before its
+ * COMMIT; a statement outside one (or a simple-query message carrying its own COMMIT) has already
+ * committed, but its caller still gets the error.
  */
 
 /** What of PGlite's Emscripten module the mend uses (all exported by PGlite 0.5's build). */
@@ -34,6 +40,7 @@ interface PostgresModule {
   ___stack_pointer: { value: number };
   _error_context_stack: number;
   _PostgresMainLoopOnce: () => void;
+  ___cxa_uncaught_exceptions(): number;
   _malloc(size: number): number;
   _errstart(elevel: number, domain: number): number;
   _errcode(sqlstate: number): number;
@@ -80,6 +87,17 @@ function exceptionMessage(mod: PostgresModule, thrown: number): string {
   return `${library} raised ${typeName.replace(/[^\w:]/g, '')} (the input geometry or projection is probably invalid)`;
 }
 
+/** Raises `message` as a PostgreSQL ERROR (XX000): errfinish unwinds like any ERROR and does not return. */
+function raiseError(mod: PostgresModule, message: string): never {
+  // errmsg_internal takes a format: the message goes in as an argument-free format, % doubled.
+  mod._errstart(ERROR, 0);
+  mod._errcode(packSqlState('XX000'));
+  mod._errmsg_internal(cString(mod, message.replaceAll('%', '%%')), 0);
+  mod._errfinish(0, 0, 0);
+  // Should it return, the statement still must not pass as a success.
+  throw new Error(`the embedded database lost an error: ${message}`);
+}
+
 /** Installs the mend on an open PGlite (idempotent). */
 export function raiseEscapedExceptions(pg: PGliteInterface): void {
   const mod = (pg as unknown as { mod: PostgresModule & { efaEscapedExceptions?: true } }).mod;
@@ -88,6 +106,7 @@ export function raiseEscapedExceptions(pg: PGliteInterface): void {
   mod._PostgresMainLoopOnce = () => {
     const stackPointer = mod.___stack_pointer.value;
     const contextStack = u32(mod, mod._error_context_stack);
+    const uncaught = mod.___cxa_uncaught_exceptions();
     try {
       loopOnce();
     } catch (e) {
@@ -98,13 +117,10 @@ export function raiseEscapedExceptions(pg: PGliteInterface): void {
       const message = exceptionMessage(mod, e);
       // The exception object (a few hundred bytes) is left allocated: libc++abi's refcount calls abort() on
       // an exception that was never caught, and a leak per failed statement is the lesser harm.
-      // errmsg_internal takes a format: the message goes in as an argument-free format, % doubled.
-      mod._errstart(ERROR, 0);
-      mod._errcode(packSqlState('XX000'));
-      mod._errmsg_internal(cString(mod, message.replaceAll('%', '%%')), 0);
-      mod._errfinish(0, 0, 0);
-      // errfinish does not return for an ERROR; should it, the statement still must not pass as a success.
-      throw new Error(`the embedded database lost an error: ${message}`);
+      raiseError(mod, message);
+    }
+    if (mod.___cxa_uncaught_exceptions() > uncaught) {
+      raiseError(mod, 'GEOS or PROJ failed inside a PL/pgSQL function, where the embedded database cannot report the error: the statement did not complete (the input geometry or projection is probably invalid)');
     }
   };
   mod.efaEscapedExceptions = true;

@@ -69,4 +69,27 @@ describe('PostGIS errors on the embedded engine', () => {
     expect(inside).toEqual([{ n: 2 }]);
     await expect(rows(`SELECT ST_Area(ST_Intersection('${BOW_TIE}'::geometry, '${OTHER_BOW_TIE}'::geometry)) AS a`)).rejects.toThrow(/GEOS|TopologyException|Self-intersection/);
   });
+
+  it('inside a PL/pgSQL function, even one that catches errors, the failure is an error and its transaction commits nothing', async () => {
+    await db.exec(`CREATE TABLE IF NOT EXISTS pg_temp.plpgsql_probe (n int);
+      CREATE FUNCTION pg_temp.union_caught() RETURNS text LANGUAGE plpgsql AS $$
+      DECLARE g geometry;
+      BEGIN
+        BEGIN g := ST_Union('${BOW_TIE}'::geometry, '${OTHER_BOW_TIE}'::geometry);
+        EXCEPTION WHEN others THEN RETURN 'caught: ' || SQLERRM; END;
+        RETURN 'no error';
+      END $$`);
+    const answer = await rows('SELECT pg_temp.union_caught() AS r').then((r) => JSON.stringify(r), (e: Error) => e.message);
+    // On a server the EXCEPTION block catches GEOS's error; on PGlite the statement fails: never 'no error'.
+    expect(answer).toMatch(dbKind() === 'pglite' ? /GEOS or PROJ failed inside a PL\/pgSQL function/ : /caught: .*(TopologyException|Self-intersection)/);
+    // A transaction as efa-sync's runs write (one statement a message): the error comes before its COMMIT.
+    const { sql } = await import('kysely');
+    await db
+      .transaction(async ({ kysely }) => {
+        await sql`INSERT INTO pg_temp.plpgsql_probe VALUES (1)`.execute(kysely);
+        await sql`SELECT pg_temp.union_caught()`.execute(kysely);
+      })
+      .catch(() => undefined);
+    expect(await rows('SELECT count(*)::int AS n FROM pg_temp.plpgsql_probe')).toEqual([{ n: dbKind() === 'pglite' ? 0 : 1 }]);
+  });
 });
