@@ -49,6 +49,7 @@ const VARTYPE = 24;
 const GENERIC = 92;
 const BOOL_CHECK_HOOK = GENERIC + 8;
 const BOOL_RESET_VAL = GENERIC + 20;
+const INT_VARIABLE = GENERIC;
 const INT_MIN = GENERIC + 8;
 const INT_MAX = GENERIC + 12;
 const INT_CHECK_HOOK = GENERIC + 16;
@@ -140,6 +141,19 @@ export class PinnedSettings {
     const record = recordOf(this.mod, name, PGC_BOOL) ?? 0;
     if (this.mod.HEAPU8[record + BOOL_RESET_VAL] !== 1) throw new Error(`efa-sync serve: could not make on the reset value of ${name}`);
   }
+
+  /**
+   * The session's statement_timeout in milliseconds (0: none), read from the setting's variable.
+   * PGlite arms and disarms the timer within one synchronous call, so it never fires: serve's
+   * watchdog is what can honour a client's value (a cheap read after each client message).
+   */
+  statementTimeoutMs(): number {
+    const record = this.statementTimeout ?? recordOf(this.mod, 'statement_timeout', PGC_INT) ?? 0;
+    this.statementTimeout = record;
+    const variable = view(this.mod).getUint32(record + INT_VARIABLE, true);
+    return view(this.mod).getInt32(variable, true);
+  }
+  private statementTimeout: number | undefined;
 
   /** Pins: while a client holds the session. */
   install(): void {

@@ -165,6 +165,11 @@ export class ClientIdentity {
     this.internals._SetUserIdAndSecContext(this.clientOid, SECURITY_LOCAL_USERID_CHANGE);
   }
 
+  /** The client's statement_timeout in ms (0: none), for serve's watchdog: PGlite never fires it itself. */
+  get statementTimeoutMs(): number {
+    return this.pinned?.statementTimeoutMs() ?? 0;
+  }
+
   /** True when the session's current user is the client role (checked after each client message). */
   get isClient(): boolean {
     return this.internals._GetUserId() === this.clientOid;
