@@ -8,6 +8,7 @@ import type { Operation, PathOverrides } from './operations.js';
 import type { Params } from './params.js';
 import { ImplausibleCoordinatesError, ShapeMismatchError, UnreadFormatError, type ParseContext } from './parse/common.js';
 import { resolveDuplicateNotices, resolveDuplicatePins } from './parse/duplicates.js';
+import { storable } from './text/storable.js';
 import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
 import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
 import {
@@ -146,7 +147,8 @@ export function createEfaClient(options: EfaClientOptions): EfaClient {
       return {
         records: parsed.records,
         rejects: parsed.rejects,
-        messages: dialect.messages(body),
+        // Kept in efa.runs.messages (jsonb): storable as every record is (parseEach).
+        messages: storable(dialect.messages(body)),
         status: reply.status,
         durationMs: reply.durationMs,
         attempts: attemptNo,

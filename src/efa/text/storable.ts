@@ -1,0 +1,57 @@
+import { setField } from '../parse/set-field.js';
+
+/**
+ * Text PostgreSQL can store, made so once, where a dialect's records are built (parseEach), for every
+ * dialect and every relation, in columns and in `attrs` alike:
+ * - U+0000 is dropped: neither text nor jsonb can hold it.
+ * - A lone UTF-16 surrogate (a high half without its low half, or a low half alone) becomes U+FFFD,
+ *   the replacement character. `JSON.parse` accepts `"\ud800"` and the XML reader a `&#xD800;`, so a
+ *   server's UTF-16 truncation or a bad `\u` escape reaches efa-sync as such a string; PostgreSQL's
+ *   json and jsonb refuse the escape JSON.stringify writes for it (one such name once failed a whole
+ *   CoordInfo unit), while a text column stored U+FFFD for it already (UTF-8 has no lone surrogate).
+ *   Replacing is what the text column did, and what every UTF-8 encoder does; the record stays.
+ */
+
+// isWellFormed and toWellFormed are Node 20+ (ES2024); the project's lib is ES2023.
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/** Whether one string holds a U+0000 or a lone surrogate. */
+export const unstorableText = (text: string): boolean => text.includes('\u0000') || !(text as WellFormedString).isWellFormed();
+
+/** The text with U+0000 dropped and every lone surrogate replaced by U+FFFD. */
+export const storableText = (text: string): string =>
+  unstorableText(text) ? (text.replaceAll('\u0000', '') as WellFormedString).toWellFormed() : text;
+
+/** Whether a string anywhere in a parsed value (a key too) is not storable. Depth is bounded by the parser's limits. */
+export function holdsUnstorable(value: unknown): boolean {
+  if (typeof value === 'string') return unstorableText(value);
+  if (Array.isArray(value)) return value.some(holdsUnstorable);
+  if (value !== null && typeof value === 'object') {
+    // for-in walks no entry array per object; a parsed value's prototype has no enumerable keys.
+    const object = value as Record<string, unknown>;
+    for (const key in object) if (unstorableText(key) || holdsUnstorable(object[key])) return true;
+  }
+  return false;
+}
+
+function copyStorable(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(copyStorable);
+  if (value === null || typeof value !== 'object') return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const key in value as Record<string, unknown>) {
+    if (Object.hasOwn(value, key)) setField(out, storableText(key), copyStorable((value as Record<string, unknown>)[key]));
+  }
+  return out;
+}
+
+/**
+ * `value` with every string and key storable (storableText). Almost no record needs it: the value is
+ * walked once and copied only when it must be (a copy per record was a twentieth of a large first
+ * night's CPU), so a clean record is returned as it is. Only plain objects and arrays are copied.
+ */
+export function storable<T>(value: T): T {
+  return holdsUnstorable(value) ? (copyStorable(value) as T) : value;
+}
