@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEfaClient, type EfaClient } from '../../src/efa/client.js';
 import { dialectFor } from '../../src/efa/dialects/index.js';
 import type { Pin } from '../../src/efa/records.js';
-import { holdsUnstorable, storable, storableText } from '../../src/efa/text/storable.js';
+import { holdsUnstorable, mayHoldUnstorable, storable, storableText } from '../../src/efa/text/storable.js';
 import { createFetchTransport } from '../../src/http/fetch-transport.js';
 import { createRequestScheduler } from '../../src/http/scheduler.js';
 import type { HttpReply, Transport } from '../../src/http/types.js';
@@ -26,6 +26,14 @@ describe('storable', () => {
     // A string's own text backslash-u0000 or backslash-ud800 is text, not a character: kept.
     expect(storable({ name: 'a\u0000b \\u0000n \\ud800' })).toEqual({ name: 'ab \\u0000n \\ud800' });
     expect(storableText('\ud83d')).toBe('\ufffd');
+  });
+
+  it('lets an answer through by its text when no escape in it can give an unstorable string', () => {
+    expect(mayHoldUnstorable('{"name":"Stuttgart Hbf 😀 \\u00fc"}')).toBe(false);
+    expect(mayHoldUnstorable('<a name="x&#xFFFD;">&#228;</a>')).toBe(false);
+    expect(mayHoldUnstorable(JSON.stringify({ name: `a${LONE}` }))).toBe(true);
+    expect(mayHoldUnstorable(JSON.stringify({ name: 'nul\u0000' }))).toBe(true);
+    expect(mayHoldUnstorable('{"name":"\\uDC00"}')).toBe(true);
   });
 
   it('keeps an own __proto__ field own, and leaves class instances alone', () => {

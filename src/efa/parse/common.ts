@@ -4,7 +4,6 @@ import type { Operation } from '../operations.js';
 import type { Reject } from '../records.js';
 import { cutAtDepth, fieldLimitProblem, MAX_RECORD_DEPTH, nestingDepth } from './limits.js';
 import { setField } from './set-field.js';
-import { storable } from '../text/storable.js';
 
 export { setField } from './set-field.js';
 
@@ -109,8 +108,8 @@ function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssu
  *
  * The limits of `limits.ts` are checked here, for every dialect: a record nested deeper than
  * MAX_RECORD_DEPTH is a reject before anything walks it (its `raw` cut at that depth), and a
- * record whose id, name, title or text is longer than its bound is a reject after it is built. Each
- * record is made storable here (text/storable.ts: no U+0000, no lone surrogate), before any SQL.
+ * record whose id, name, title or text is longer than its bound is a reject after it is built. Its
+ * text is made storable by the client, right after the parser (efa/text/storable.ts).
  *
  * A record whose coordinate cannot be WGS84 (ImplausibleCoordinatesError) is judged with the whole
  * answer (inServerGrid): where most of the answer's coordinates are so, the server answered in its
@@ -140,7 +139,7 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
       return;
     }
     try {
-      const record = storable(build(result.data, isObject(raw) ? raw : {}, path));
+      const record = build(result.data, isObject(raw) ? raw : {}, path);
       const tooLong = fieldLimitProblem(record);
       if (tooLong === undefined) records.push(record);
       else rejects.push({ operation, reason: `${formatPath(path)}: ${tooLong}`, raw });
