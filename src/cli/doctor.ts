@@ -13,6 +13,7 @@ import { createFetchTransport, createRequestScheduler, describeError } from '../
 import { regionBBox } from '../tiling/index.js';
 import { addCommonOptions, type CommonOptions } from './common.js';
 import { dialectChecks } from './doctor-dialects.js';
+import { terminalText } from '../util/terminal-text.js';
 
 /** `ok` passes; `warn` is worth a look but not a failure; `fail` makes doctor exit 1; `skip` was not checked. */
 export type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -187,10 +188,11 @@ export async function runDoctor(jobArg: string | undefined, opts: DoctorOptions)
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }
 
+/** The report for a terminal: a check's message quotes upstream text (an error body's excerpt), shown escaped. */
 export function formatDoctorReport(report: DoctorReport): string {
   const width = Math.max(...report.checks.map((c) => c.name.length));
   return report.checks
-    .map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.message}${c.hint && c.status !== 'ok' ? `  → ${c.hint}` : ''}`)
+    .map((c) => terminalText(`${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.message}${c.hint && c.status !== 'ok' ? `  → ${c.hint}` : ''}`))
     .join('\n') + '\n';
 }
 

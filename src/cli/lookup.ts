@@ -4,6 +4,7 @@ import { createEfaClient } from '../efa/index.js';
 import { ConfigError } from '../errors.js';
 import { createFetchTransport, createRequestScheduler } from '../http/index.js';
 import { formatTable } from '../util/table.js';
+import { terminalText } from '../util/terminal-text.js';
 import { addCommonOptions, baseUrlOption, commonOption, loggerFor, positiveNumber, type CommonOptions } from './common.js';
 
 interface LookupOptions extends CommonOptions {
@@ -35,7 +36,7 @@ export function registerLookup(program: Command): void {
       return;
     }
     if (hits.length === 0) {
-      process.stdout.write(`no match for "${text}"\n`);
+      process.stdout.write(`no match for "${terminalText(text)}"\n`);
       return;
     }
     const rows = hits.map((l) => [

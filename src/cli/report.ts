@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { RunNotFoundError } from '../report/queries.js';
 import { addCommonOptions, type CommonOptions } from './common.js';
 import { openMigratedDb } from './database.js';
+import { terminalText } from '../util/terminal-text.js';
 
 interface ReportOptions extends CommonOptions {
   run?: string;
@@ -26,7 +27,7 @@ export function registerReport(program: Command): void {
       const { writeRunReport } = await import('../report/index.js');
       const r = await writeRunReport(db, opts.run, opts.out);
       process.stdout.write(
-        opts.json ? `${JSON.stringify({ runId: r.runId, file: r.file, bytes: r.bytes })}\n` : `report of run ${r.runId} written to ${r.file} (${Math.ceil(r.bytes / 1024)} KiB)\n`,
+        opts.json ? `${JSON.stringify({ runId: r.runId, file: r.file, bytes: r.bytes })}\n` : `report of run ${r.runId} written to ${terminalText(r.file)} (${Math.ceil(r.bytes / 1024)} KiB)\n`,
       );
     } finally {
       await db.close();

@@ -1,3 +1,4 @@
+import { storable } from '../efa/text/storable.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Relation } from '../relations/index.js';
 import type { RunRef } from './merge.js';
@@ -70,14 +71,18 @@ export interface RejectInput {
   readonly raw: unknown;
 }
 
-/** What could not be normalised is kept with its reason, the unit it came from, and the record as received. */
+/**
+ * What could not be normalised is kept with its reason, the unit it came from, and the record as
+ * received, made storable (efa/text/storable.ts: a reject's raw is the answer's own text, which
+ * parseEach has not cleaned; a lone surrogate in it failed the unit on jsonb).
+ */
 export async function insertRejects(db: Kysely<Database>, run: RunRef, unit: string, rejects: readonly RejectInput[]): Promise<number> {
   if (rejects.length === 0) return 0;
   await sql`
     INSERT INTO efa.rejects (run_id, source, unit, operation, reason, raw)
     SELECT ${run.runId}::bigint, ${run.source}, ${unit}, op, reason, raw::jsonb
     FROM unnest(${rejects.map((r) => r.operation)}::text[], ${rejects.map((r) => r.reason)}::text[],
-                ${rejects.map((r) => JSON.stringify(r.raw ?? null))}::text[]) AS t(op, reason, raw)`.execute(db);
+                ${rejects.map((r) => JSON.stringify(storable(r.raw ?? null)))}::text[]) AS t(op, reason, raw)`.execute(db);
   return rejects.length;
 }
 

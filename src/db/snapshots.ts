@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db, Tx } from './connect.js';
 import { copyText } from './copy.js';
-import { stripNul } from '../relations/hash.js';
 import {
   parkingSnapshots, qualifiedName, snapshotCopyColumns, snapshotCopyValues, snapshotRelationOf, vehicleSnapshots,
   type ParkingRow, type SnapshotKind, type SnapshotRelation, type VehicleRow,
@@ -139,7 +138,7 @@ async function writeRejects(tx: Tx, ref: SnapshotRef, rejects: readonly Snapshot
   const byUnit = new Map<string, RejectInput[]>();
   for (const r of rejects) byUnit.set(r.unit, [...(byUnit.get(r.unit) ?? []), r]);
   for (const [unit, list] of byUnit) {
-    await insertRejects(tx.kysely, ref, unit, list.map(({ operation, reason, raw }) => ({ operation, reason, raw: stripNul(raw) })));
+    await insertRejects(tx.kysely, ref, unit, list);
   }
 }
 

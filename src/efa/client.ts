@@ -8,6 +8,7 @@ import type { Operation, PathOverrides } from './operations.js';
 import type { Params } from './params.js';
 import { ImplausibleCoordinatesError, ShapeMismatchError, UnreadFormatError, type ParseContext } from './parse/common.js';
 import { resolveDuplicateNotices, resolveDuplicatePins } from './parse/duplicates.js';
+import { mayHoldUnstorable, storable } from './text/storable.js';
 import type { Location, Notice, Pin, Provider, RecordsByOperation, Reject, ServerMessage, ServingLine } from './records.js';
 import { buildAddInfo, type AddInfoOptions } from './request/add-info.js';
 import {
@@ -101,7 +102,7 @@ function parseBody<K extends Operation>(
   dialect: Dialect,
   operation: K,
   body: unknown,
-  request: { readonly url: URL; readonly params: Params; readonly timeZone?: string | undefined },
+  request: { readonly url: URL; readonly params: Params; readonly timeZone?: string | undefined; readonly mayHoldUnstorable: boolean },
   context: () => ReplyContext,
 ): Parsed<RecordsByOperation[K]> {
   // Before parsing: read in the wrong dialect, an answer is all rejects or a shape error, and a
@@ -109,7 +110,10 @@ function parseBody<K extends Operation>(
   const foreign = foreignDialectOf(dialect, body);
   if (foreign !== undefined) throw new EfaDialectMismatchError(context(), dialect.name, foreign.name);
   try {
-    return withoutDuplicates(operation, dialect.parse[operation](body, parseContextOf(request.params, request.timeZone)));
+    const parsed = dialect.parse[operation](body, parseContextOf(request.params, request.timeZone));
+    // Text made storable once, for every dialect and relation, before any SQL and before duplicates
+    // are judged (two ids that differ in a lone surrogate are one id stored): efa/text/storable.ts.
+    return withoutDuplicates(operation, request.mayHoldUnstorable ? { records: parsed.records.map(storable), rejects: parsed.rejects } : parsed);
   } catch (error) {
     if (error instanceof UnreadFormatError) throw new EfaUnreadFormatError(context(), error.problem);
     if (error instanceof ShapeMismatchError) throw new EfaShapeError(context(), error.path, error.problem);
@@ -142,11 +146,13 @@ export function createEfaClient(options: EfaClientOptions): EfaClient {
     return options.scheduler.run(operation, async (signal, attemptNo) => {
       const reply = await options.transport.send({ url: target, headers, operation, signal });
       const body = decodeReply(reply, source);
-      const parsed = parseBody(dialect, operation, body, { url: target, params, timeZone: options.timeZone }, () => replyContext(reply, source));
+      const request = { url: target, params, timeZone: options.timeZone, mayHoldUnstorable: mayHoldUnstorable(reply.body) };
+      const parsed = parseBody(dialect, operation, body, request, () => replyContext(reply, source));
       return {
         records: parsed.records,
         rejects: parsed.rejects,
-        messages: dialect.messages(body),
+        // Kept in efa.runs.messages (jsonb): storable as every record is (parseBody).
+        messages: storable(dialect.messages(body)),
         status: reply.status,
         durationMs: reply.durationMs,
         attempts: attemptNo,

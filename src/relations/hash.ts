@@ -107,34 +107,3 @@ export function sha1Hex(stableText: string): string {
   // 60 ms against 160 ms for 200,000 rows.
   return hash('sha1', stableText, 'hex');
 }
-
-/** Whether a string anywhere in a parsed value (a key too) holds U+0000. Depth is bounded by the parser's limits. */
-export function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === 'object') {
-    // for-in walks no entry array per object; a parsed value's prototype has no enumerable keys.
-    const object = value as Record<string, unknown>;
-    for (const key in object) if (key.includes('\u0000') || holdsNul(object[key])) return true;
-  }
-  return false;
-}
-
-/**
- * A U+0000 as JSON.stringify writes it: `\u0000` after an even run of backslashes (none, or escaped
- * pairs `\\`). After an odd run its backslash is the second of a pair, and the six characters are a
- * string's own text (a literal backslash, then u0000): removing them there left a lone backslash,
- * which failed the parse (one hostile record ended the run) or turned `\u0000n` into a newline.
- */
-const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
-
-/**
- * PostgreSQL text and jsonb cannot hold U+0000; an answer that contains one must still load. Almost
- * no answer does: the value is walked once and only copied when it must be (a copy per record was a
- * twentieth of a large first night's CPU). Only the U+0000 go: a string's literal backslash-u0000
- * text beside one stays as it was.
- */
-export function stripNul<T>(value: T): T {
-  if (!holdsNul(value)) return value;
-  return JSON.parse(JSON.stringify(value).replace(ESCAPED_NUL, '$1')) as T;
-}

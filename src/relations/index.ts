@@ -13,7 +13,7 @@ import { vehicleSnapshots } from './vehicle-snapshots/index.js';
 
 export * from './entity.js';
 export * from './table.js';
-export { contentHash, stableJson, stripNul } from './hash.js';
+export { contentHash, stableJson } from './hash.js';
 export { pinKey, pins, pinsTable, sweptPinTypes, toPinRow, type PinRow } from './pins.js';
 export { lineKey, lines, linesTable, toLineRow, type LineRow } from './lines.js';
 export { pairKey, stopLines, stopLinesTable, type StopLineRow } from './stop-lines.js';

@@ -1,7 +1,7 @@
 import type { ServingLine } from '../efa/records.js';
 import { columnLists, json, type Entity } from './entity.js';
 import type { TableDefinition } from './table.js';
-import { contentHash, stripNul } from './hash.js';
+import { contentHash } from './hash.js';
 
 /**
  * efa.lines: lines from ServingLines answers, asked per swept stop or per line name.
@@ -26,7 +26,8 @@ export function lineKey(line: ServingLine): string {
 }
 
 export function toLineRow(line: ServingLine): LineRow {
-  const clean = stripNul(line);
+  // The line's text is storable already: parseEach made it so (efa/text/storable.ts).
+  const clean = line;
   const row = { line_id: clean.id ?? null, name: clean.name, number: clean.number, mot: clean.mot, direction: clean.direction, attrs: clean.attrs };
   return { line_key: lineKey(clean), ...row, content_hash: contentHash(row) };
 }

@@ -2,7 +2,7 @@ import type { Notice } from '../efa/records.js';
 import { textArrayLiteral } from '../db/pg-array.js';
 import { columnLists, json, type Entity } from './entity.js';
 import type { TableDefinition } from './table.js';
-import { contentHash, stripNul } from './hash.js';
+import { contentHash } from './hash.js';
 
 /**
  * efa.notices: AddInfo notices, one row per notice id. Deletion scope (`ended_at`): a complete
@@ -22,7 +22,8 @@ export interface NoticeRow {
 }
 
 export function toNoticeRow(notice: Notice): NoticeRow {
-  const n = stripNul(notice);
+  // The notice's text is storable already: parseEach made it so (efa/text/storable.ts).
+  const n = notice;
   const row = {
     type: n.type,
     title: n.title,

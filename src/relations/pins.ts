@@ -4,7 +4,7 @@ import { pointEwkbHex } from '../db/ewkb.js';
 import { intArrayLiteral } from '../db/pg-array.js';
 import { columnLists, type Column, type Entity } from './entity.js';
 import type { TableDefinition } from './table.js';
-import { contentHash, holdsNul, sha1Hex, stableJson, stripNul } from './hash.js';
+import { contentHash, sha1Hex, stableJson } from './hash.js';
 
 /**
  * efa.pins: every CoordInfo object (stops, POIs, parking, …), and stops resolved by StopFinder.
@@ -125,25 +125,13 @@ function pinRowOf(pin: Pin, attrs: Record<string, unknown>, attrsJson: string): 
   return { pin_key: pinKey(pin), type: fields.type, id: fields.id, name: fields.name, mot_types: motTypes, lon, lat, global_id: globalId, attrs, attrs_json: attrsJson, content_hash: contentHash };
 }
 
-/** How JSON writes U+0000: a JSON text without it held none in any of its strings or keys. */
-const NUL_ESCAPE = '\\u0000';
-
-/** Whether a U+0000 is in a string of the pin that its attrs' JSON text does not show (coordinates and MOT types are numbers). */
-const holdsNulBesideAttrs = (pin: Pin): boolean =>
-  holdsNul(pin.type) || holdsNul(pin.id) || holdsNul(pin.name) || holdsNul(pin.globalId) || holdsNul(pin.attrs[QUERY_RELATIVE]);
-
 /**
- * The pin's row, U+0000 stripped (stripNul). Almost no pin holds one, and the attrs' JSON text
- * shows whether they do: the pin is not walked once more for it. A pin that does, or whose text
- * has a literal backslash-u0000, is built from stripNul's copy, as every row was before.
+ * The pin's row. Its text is storable already (no U+0000, no lone surrogate): parseEach made it so
+ * where the pin was built (efa/text/storable.ts), so the pin is not walked once more for it here.
  */
 export function toPinRow(pin: Pin): PinRow {
   const attrs = objectAttrs(pin.attrs);
-  const attrsJson = stableJson(attrs);
-  if (!attrsJson.includes(NUL_ESCAPE) && !holdsNulBesideAttrs(pin)) return pinRowOf(pin, attrs, attrsJson);
-  const clean = stripNul(pin);
-  const cleanAttrs = objectAttrs(clean.attrs);
-  return pinRowOf(clean, cleanAttrs, stableJson(cleanAttrs));
+  return pinRowOf(pin, attrs, stableJson(attrs));
 }
 
 // Sharing vehicles are a time series (efa.vehicle_snapshots, the snapshot sweep), never pins, which

@@ -2,7 +2,7 @@ import { pointEwkbHex } from '../db/ewkb.js';
 import type { SharingStation } from '../efa/records.js';
 import type { Job } from '../job/index.js';
 import { columnLists, json, type Entity } from './entity.js';
-import { contentHash, stripNul } from './hash.js';
+import { contentHash } from './hash.js';
 import type { TableDefinition } from './table.js';
 
 /**
@@ -38,7 +38,8 @@ export const stationKey = (providerId: string, stationId: string): string => `${
 const round7 = (x: number): number => Number(x.toFixed(7));
 
 export function toStationRow(station: SharingStation): StationRow {
-  const s = stripNul(station);
+  // Read off pins whose text parseEach made storable (efa/text/storable.ts).
+  const s = station;
   const slots: Record<string, number> = {};
   for (const kind of Object.keys(s.slots).sort()) {
     const total = s.slots[kind]?.total;

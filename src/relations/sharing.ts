@@ -2,7 +2,7 @@ import type { Area, Provider } from '../efa/records.js';
 import type { Job } from '../job/index.js';
 import { columnLists, json, type Entity } from './entity.js';
 import type { TableDefinition } from './table.js';
-import { contentHash, stripNul } from './hash.js';
+import { contentHash } from './hash.js';
 
 /**
  * efa.sharing_providers and efa.operating_areas, from OpArea answers. Keys: the provider id, and
@@ -72,7 +72,8 @@ export function toProviderRows(
   provider: Provider,
   inRegion: (rings: PolygonRings) => boolean = () => true,
 ): { provider: ProviderRow; areas: AreaRow[] } {
-  const p = stripNul(provider);
+  // The provider's text is storable already: parseEach made it so (efa/text/storable.ts).
+  const p = provider;
   const row = { name: p.name, vehicle_type: p.vehicleType || null, attrs: p.attrs };
   const touches = (polygons: readonly PolygonRings[]): boolean => polygons.some((rings) => inRegion(rings));
   const areas = p.areas.map((a): AreaRow => {

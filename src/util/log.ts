@@ -1,5 +1,6 @@
 import { isSecretName, REDACTED, redactDeep, redactText } from './redact.js';
 import { pino } from 'pino';
+import { terminalText, terminalValue } from './terminal-text.js';
 import { createRequire } from 'node:module';
 
 /**
@@ -47,6 +48,19 @@ export function redactFields(fields: LogFields): LogFields {
 /** Strips credentials from URLs inside free text (error messages quote URLs). */
 export function redactSecretsInText(text: string): string {
   return redactText(text);
+}
+
+/**
+ * A pretty line's fields with their text escaped (terminalValue); an error's stack keeps its line
+ * breaks (`--debug` shows it over several lines), each line escaped.
+ */
+function terminalFields(fields: LogFields): LogFields {
+  const { err, ...rest } = fields;
+  const out = terminalValue(rest) as LogFields;
+  if (err === undefined) return out;
+  const stack = typeof err === 'object' && err !== null ? (err as { stack?: unknown }).stack : undefined;
+  out['err'] = typeof stack === 'string' ? { ...(terminalValue(err) as object), stack: stack.split('\n').map(terminalText).join('\n') } : terminalValue(err);
+  return out;
 }
 
 type LogUpdate = ReturnType<typeof import('log-update').createLogUpdate>;
@@ -152,7 +166,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   );
   const write = (level: Exclude<LogLevel, 'fatal'>, msg: string, fields: LogFields = {}): void => {
     if (!logger.isLevelEnabled(level)) return;
-    logger[level](redactFields(fields), redactSecretsInText(msg));
+    const redacted = redactFields(fields);
+    const text = redactSecretsInText(msg);
+    // A pretty line is read on a terminal: upstream text in it is shown escaped (util/terminal-text.ts).
+    // JSON lines escape control characters as JSON does, and a collector wants the text as it was.
+    if (prettify) logger[level](terminalFields(redacted), terminalText(text));
+    else logger[level](redacted, text);
   };
   return {
     debug: (m, f) => write('debug', m, f),

@@ -109,10 +109,13 @@ describe('encodings, references and coordinates', () => {
     expect(xmlDialect.parse.coordInfo(body).records[0]?.name).toBe(' Café & Bar <Nord> ');
   });
 
-  it('plain WGS84 in the echo: micro-degrees; a decimal value announced as micro-degrees, a grid or an out-of-bounds value stops the run', () => {
+  it('plain WGS84 in the echo: micro-degrees; a grid stops the run, a lone decimal value announced as micro-degrees is a reject', () => {
     const micro = decode(coordAnswer(item('1', 'A', '9123456', '48765432'), 'WGS84'));
     expect(xmlDialect.parse.coordInfo(micro).records[0]?.coord).toEqual({ lon: 9.123456, lat: 48.765432 });
-    expect(() => xmlDialect.parse.coordInfo(decode(coordAnswer(item('1', 'A', '9.12', '48.76'), 'WGS84')))).toThrow(ImplausibleCoordinatesError);
+    const stray = xmlDialect.parse.coordInfo(decode(coordAnswer(item('1', 'A', '9.12', '48.76'), 'WGS84')));
+    expect(stray.rejects.map((r) => r.reason)).toEqual([expect.stringMatching(/9\.12,48\.76 is not a WGS84 coordinate: a stray value/)]);
+    const three = [1, 2, 3].map((n) => item(String(n), 'A', '9.12', '48.76')).join('');
+    expect(() => xmlDialect.parse.coordInfo(decode(coordAnswer(three, 'WGS84')))).toThrow(ImplausibleCoordinatesError);
     expect(() => xmlDialect.parse.coordInfo(decode(coordAnswer(item('1', 'A', '3513870', '5405550'))))).toThrow(ImplausibleCoordinatesError);
     const grid = decode(coordAnswer('').replace('<coordInfoItemList>', '<coordInfoItemList><coordInfoItem type="STOP" id="1" name="A"><itdPathCoordinates><coordEllipsoid>NAV3</coordEllipsoid><itdCoordinateString>1,2</itdCoordinateString></itdPathCoordinates></coordInfoItem>'));
     expect(() => xmlDialect.parse.coordInfo(grid)).toThrow(ImplausibleCoordinatesError);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash, stableJson, stableJsonByReplacer, stripNul } from '../../src/relations/hash.js';
+import { contentHash, stableJson, stableJsonByReplacer } from '../../src/relations/hash.js';
 
 /** A small deterministic generator (no dependency): the same values on every run. */
 function rng(seed: number): () => number {
@@ -55,17 +55,3 @@ describe('stableJson', () => {
   });
 });
 
-describe('stripNul', () => {
-  it('returns a value without U+0000 as it is, and a cleaned copy of one with it', () => {
-    const clean = { a: ['x', { b: 'y' }] };
-    expect(stripNul(clean)).toBe(clean);
-    expect(stripNul({ 'k\u0000': ['a\u0000b'] })).toEqual({ k: ['ab'] });
-  });
-
-  it('takes out only the U+0000, never the backslash-u0000 text of a string beside one (in values and keys)', () => {
-    // Before: the text after the literal backslash was read as an escape, \u0000n as a newline, \u0000x as an error.
-    expect(stripNul({ name: 'a\u0000b \\u0000n \\u0000x', 'k\u0000 \\u0000': '\\\u0000' })).toEqual({ name: 'ab \\u0000n \\u0000x', 'k \\u0000': '\\' });
-    // A U+0000 after escaped backslashes (even and odd runs of them).
-    expect(stripNul(['\\\\\u0000', '\\\\\\u0000\u0000'])).toEqual(['\\\\', '\\\\\\u0000']);
-  });
-});

@@ -3,6 +3,9 @@ import { formatPath } from '../errors.js';
 import type { Operation } from '../operations.js';
 import type { Reject } from '../records.js';
 import { cutAtDepth, fieldLimitProblem, MAX_RECORD_DEPTH, nestingDepth } from './limits.js';
+import { setField } from './set-field.js';
+
+export { setField } from './set-field.js';
 
 /** What a dialect's parser returns: the records it could normalise and the ones it could not. */
 export interface Parsed<T> {
@@ -89,14 +92,6 @@ export function restOf(raw: Record<string, unknown>, known: readonly string[]): 
   return attrs;
 }
 
-/**
- * Sets `key` on `target` as its own field, as JSON.parse does. A field an answer calls `__proto__` is
- * defined, not assigned: assigned, it would set the object's prototype.
- */
-export function setField(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  else target[key] = value;
-}
 
 function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssue[]): string {
   return issues
@@ -108,13 +103,17 @@ function describe(path: readonly PropertyKey[], issues: readonly z.core.$ZodIssu
 /**
  * Validates each raw record; one bad record becomes a reject instead of failing the whole answer,
  * so a single broken stop does not cost the tile. `build` learns the record's path (`listPath`
- * plus its index), so a grid coordinate is reported where it is (`locations[12].coord`);
- * ImplausibleCoordinatesError passes through. A string `listPath` is one key (`'stopFinder.points'`
- * formats like `['stopFinder', 'points']`).
+ * plus its index), so a grid coordinate is reported where it is (`locations[12].coord`). A string
+ * `listPath` is one key (`'stopFinder.points'` formats like `['stopFinder', 'points']`).
  *
  * The limits of `limits.ts` are checked here, for every dialect: a record nested deeper than
  * MAX_RECORD_DEPTH is a reject before anything walks it (its `raw` cut at that depth), and a
- * record whose id or name is longer than MAX_FIELD_CHARS is a reject after it is built.
+ * record whose id, name, title or text is longer than its bound is a reject after it is built. Its
+ * text is made storable by the client, right after the parser (efa/text/storable.ts).
+ *
+ * A record whose coordinate cannot be WGS84 (ImplausibleCoordinatesError) is judged with the whole
+ * answer (inServerGrid): where most of the answer's coordinates are so, the server answered in its
+ * grid and the first of them is thrown (the run stops, exit 2); otherwise each is a reject.
  */
 export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
   operation: Operation,
@@ -125,6 +124,7 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
 ): Parsed<T> {
   const records: T[] = [];
   const rejects: Reject[] = [];
+  const implausible: { readonly error: ImplausibleCoordinatesError; readonly raw: unknown }[] = [];
   const list = typeof listPath === 'string' ? [listPath] : listPath;
   items.forEach((raw, index) => {
     const path = [...list, index];
@@ -144,34 +144,82 @@ export function parseEach<S extends z.ZodType<Record<string, unknown>>, T>(
       if (tooLong === undefined) records.push(record);
       else rejects.push({ operation, reason: `${formatPath(path)}: ${tooLong}`, raw });
     } catch (error) {
+      if (error instanceof ImplausibleCoordinatesError) {
+        implausible.push({ error, raw });
+        return;
+      }
       if (!(error instanceof RecordProblemError)) throw error;
       const kept = error.cutRawAtDepth === undefined ? raw : cutAtDepth(raw, error.cutRawAtDepth);
       rejects.push({ operation, reason: `${formatPath([...path, ...error.path])}: ${error.problem}`, raw: kept });
     }
   });
+  const [first] = implausible;
+  if (first !== undefined) {
+    const read = records.length + implausible.length;
+    if (inServerGrid(implausible.length, read, implausible.every(({ error }) => error.gridShaped))) throw first.error;
+    const share = `${implausible.length} of ${records.length + implausible.length} records of the answer`;
+    for (const { error, raw } of implausible) rejects.push({ operation, reason: `${error.message}: a stray value, not the server's grid (${share})`, raw });
+  }
   return { records, rejects };
 }
 
 /**
+ * Fewest records with an implausible coordinate that can show an answer is in the server's grid.
+ * A server that ignores `coordOutputFormat` writes every coordinate in its grid; one or two odd
+ * values in a small answer cannot tell that from a broken record, so they cost their records alone.
+ */
+export const MIN_GRID_RECORDS = 3;
+
+/**
+ * Whether an answer is in the server's grid rather than WGS84, from its records that had a coordinate
+ * read (`read`) and those of them whose coordinate could not be WGS84 (`implausible`): more than half
+ * of them, and at least MIN_GRID_RECORDS; or, in a smaller answer, every one of them, each in the
+ * shape of a grid (`allGridShaped`: a StopFinder's single hit at 4475708,812930 is the grid). A wrong
+ * coordinate system is a property of the answer, not of one record: a lone implausible record (one
+ * location at [91.5, 9.1], an operating area with one vertex of 1e308) is a reject, and the rest of
+ * the answer is stored.
+ */
+export function inServerGrid(implausible: number, read: number, allGridShaped: boolean): boolean {
+  if (implausible >= MIN_GRID_RECORDS) return implausible * 2 > read;
+  return implausible === read && allGridShaped;
+}
+
+/**
  * A coordinate that cannot be WGS84 (a projected grid value such as 4475708,812930, or lat/lon out
- * of range): the deployment answered in its own grid because `coordOutputFormat` was not set. Thrown
- * by parsers; the client turns it into `EfaCoordinateFormatError`, which stops the run (exit 2):
- * storing such values as lon/lat would put every object in the wrong place.
+ * of range). Thrown by parsers; parseEach judges it with the whole answer (inServerGrid): most of
+ * an answer so means the deployment answered in its own grid because `coordOutputFormat` was not set
+ * or ignored, and the client turns it into `EfaCoordinateFormatError`, which stops the run (exit 2):
+ * storing such values as lon/lat would put every object in the wrong place. A stray one is a reject.
  */
 export class ImplausibleCoordinatesError extends Error {
   constructor(
     readonly path: readonly PropertyKey[],
     readonly value: string,
+    /**
+     * The value has the shape of a projected grid (gridShaped), or the answer names its grid (an XML
+     * `mapName` such as MRCV): one such record, alone in its answer, is enough to tell the grid.
+     */
+    readonly gridShaped = false,
   ) {
     super(`${formatPath(path)}: ${value} is not a WGS84 coordinate`);
     this.name = 'ImplausibleCoordinatesError';
   }
 }
 
+/**
+ * Whether two numbers look like a position in a projected grid (metres: Gauss-Krüger 3513000,5404000,
+ * EFA's MRCV 4475708,812930, UTM, MGA), not like degrees gone wrong: both beyond any degree, and below
+ * 1e9 (a value of 1e308 or a lat of 91.5 is a broken value, not a grid).
+ */
+export function gridShaped(a: number, b: number): boolean {
+  const metres = (v: number): boolean => Number.isFinite(v) && Math.abs(v) > 180 && Math.abs(v) < 1e9;
+  return metres(a) && metres(b);
+}
+
 /** Checks a coordinate the dialect has read as lon/lat; throws ImplausibleCoordinatesError when it cannot be one. */
 export function plausibleLonLat(lon: number, lat: number, path: readonly PropertyKey[]): { lon: number; lat: number } {
   if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lon) > 180 || Math.abs(lat) > 90) {
-    throw new ImplausibleCoordinatesError(path, `${lon},${lat}`);
+    throw new ImplausibleCoordinatesError(path, `${lon},${lat}`, gridShaped(lon, lat));
   }
   return { lon, lat };
 }

@@ -1,5 +1,5 @@
 import type { CoordOrder, Position } from '../records.js';
-import { ImplausibleCoordinatesError, isObject, RecordProblemError } from './common.js';
+import { gridShaped, ImplausibleCoordinatesError, isObject, RecordProblemError } from './common.js';
 import { tooManyPoints } from './polygon.js';
 import { toClosedRing, type LatLonPoint } from './rings.js';
 
@@ -117,10 +117,10 @@ function orderOf(points: readonly [number, number][], path: Path): CoordOrder {
   let firstIsLon = false;
   let secondIsLon = false;
   for (const [a, b] of points) {
-    if (Math.abs(a) > 180 || Math.abs(b) > 180) throw new ImplausibleCoordinatesError(path, `${a},${b}`);
+    if (Math.abs(a) > 180 || Math.abs(b) > 180) throw new ImplausibleCoordinatesError(path, `${a},${b}`, gridShaped(a, b));
     if (Math.abs(a) > 90) firstIsLon = true;
     if (Math.abs(b) > 90) secondIsLon = true;
-    if (firstIsLon && secondIsLon) throw new ImplausibleCoordinatesError(path, `${a},${b}`);
+    if (firstIsLon && secondIsLon) throw new ImplausibleCoordinatesError(path, `${a},${b}`, gridShaped(a, b));
   }
   return firstIsLon ? 'lonLat' : secondIsLon ? 'latLon' : 'ambiguous';
 }

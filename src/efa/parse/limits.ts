@@ -56,22 +56,35 @@ export function cutAtDepth(value: unknown, limit = MAX_RECORD_DEPTH): unknown {
   return out;
 }
 
-/** Fields of a normalised record (and of its areas and assigned stops) that are ids or names. */
-const LIMITED_FIELDS = ['id', 'globalId', 'name', 'type', 'number'] as const;
+/**
+ * Longest notice text (AddInfo `text`), in UTF-16 code units. The longest in the real samples is 1,667
+ * (TfNSW `content`); a megabyte text was once stored whole. A notice's title is bounded like a name.
+ */
+export const MAX_TEXT_CHARS = 100_000;
+
+/** Fields of a normalised record (and of its areas and assigned stops) that are ids, names or a notice's title and text, with their bounds. */
+const LIMITED_FIELDS: readonly (readonly [field: string, limit: number])[] = [
+  ['id', MAX_FIELD_CHARS],
+  ['name', MAX_FIELD_CHARS],
+  ['type', MAX_FIELD_CHARS],
+  ['number', MAX_FIELD_CHARS],
+  ['title', MAX_FIELD_CHARS],
+  ['text', MAX_TEXT_CHARS],
+];
 const NESTED_LISTS = ['areas', 'assignedStops'] as const;
 
 function longField(record: Record<string, unknown>, prefix: string): string | undefined {
-  for (const field of LIMITED_FIELDS) {
+  for (const [field, limit] of LIMITED_FIELDS) {
     const value = record[field];
-    if (typeof value === 'string' && value.length > MAX_FIELD_CHARS) {
-      return `${prefix}${field} is ${value.length} characters long (at most ${MAX_FIELD_CHARS})`;
+    if (typeof value === 'string' && value.length > limit) {
+      return `${prefix}${field} is ${value.length} characters long (at most ${limit})`;
     }
   }
   return undefined;
 }
 
 /**
- * Why a normalised record breaks the field limits, or undefined. Checks the ids and names of the
+ * Why a normalised record breaks the field limits, or undefined. Checks the ids, names, titles and texts of the
  * record and of its nested areas (OpArea) and assigned stops (StopFinder): one level, no recursion.
  */
 export function fieldLimitProblem(record: unknown): string | undefined {

@@ -41,7 +41,7 @@ function closedRings(polygon: unknown, path: readonly PropertyKey[], recordPath:
   try {
     return readPolygon(polygon, path, implausible).map((ring, r) => toClosedRing(ring, [...path, r]));
   } catch (error) {
-    if (error instanceof ImplausibleCoordinatesError) throw new ImplausibleCoordinatesError([...recordPath, ...error.path], error.value);
+    if (error instanceof ImplausibleCoordinatesError) throw new ImplausibleCoordinatesError([...recordPath, ...error.path], error.value, error.gridShaped);
     throw error;
   }
 }

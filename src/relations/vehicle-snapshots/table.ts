@@ -1,5 +1,4 @@
 import { pointEwkbHex } from '../../db/ewkb.js';
-import { stripNul } from '../hash.js';
 import type { SnapshotRelation } from '../snapshot-relation.js';
 import type { TableDefinition } from '../table.js';
 
@@ -79,7 +78,7 @@ export const vehicleSnapshots: SnapshotRelation<VehicleRow> = {
     // Hex EWKB of the row's doubles: the server reads it without parsing text.
     { name: 'geom', value: (v) => pointEwkbHex(v.lon, v.lat) },
     { name: 'station_id', value: (v) => v.stationId },
-    { name: 'station_slots', value: (v) => (v.stationSlots === null ? null : JSON.stringify(stripNul(v.stationSlots))) },
+    { name: 'station_slots', value: (v) => (v.stationSlots === null ? null : JSON.stringify(v.stationSlots)) },
     { name: 'model', value: (v) => v.model },
     { name: 'range_km', value: (v) => v.rangeKm },
   ],

@@ -13,12 +13,26 @@ const stop = (over: Record<string, unknown> = {}) => ({ id: 'de:08111:6008', nam
 
 
 describe('coordinates', () => {
-  it('a grid coordinate (no coordOutputFormat) stops with ImplausibleCoordinatesError at its path', () => {
-    const body = { version: '10.6', locations: [stop(), stop({ coord: [5402186, 3513912] })] };
+  it('an answer in a grid (no coordOutputFormat) stops with ImplausibleCoordinatesError at the first such path', () => {
+    const grid = stop({ coord: [5402186, 3513912] });
+    const body = { version: '10.6', locations: [stop(), grid, grid, grid] };
     const error = thrown(() => parse.coordInfo(body));
     expect(error).toBeInstanceOf(ImplausibleCoordinatesError);
     expect((error as ImplausibleCoordinatesError).path).toEqual(['locations', 1, 'coord']);
-    expect(thrown(() => parse.stopFinder({ locations: [{ ...stop({ coord: [95, 9] }), matchQuality: 1 }] }))).toBeInstanceOf(ImplausibleCoordinatesError);
+    // A single hit in the shape of a grid is the grid too (a StopFinder answer has one location).
+    expect(thrown(() => parse.stopFinder({ locations: [{ ...grid, matchQuality: 1 }] }))).toBeInstanceOf(ImplausibleCoordinatesError);
+  });
+
+  it('a stray implausible coordinate is a reject with its reason, the rest of the answer kept (issue 56)', () => {
+    const { records, rejects } = parse.coordInfo({ version: '10.6', locations: [stop(), stop({ id: 'a', coord: [91.5, 9.1] }), stop({ id: 'b' })] });
+    expect(records.map((r) => r.id)).toEqual(['de:08111:6008', 'b']);
+    expect(rejects.map((r) => r.reason)).toEqual(["locations[1].coord: 9.1,91.5 is not a WGS84 coordinate: a stray value, not the server's grid (1 of 3 records of the answer)"]);
+    // One grid-shaped value among WGS84 ones, and a single hit at [95, 9], are rejects too.
+    expect(parse.coordInfo({ locations: [stop(), stop({ coord: [5402186, 3513912] })] }).rejects).toHaveLength(1);
+    expect(parse.stopFinder({ locations: [{ ...stop({ coord: [95, 9] }), matchQuality: 1 }] }).rejects).toHaveLength(1);
+    // Three of five is most of the answer: the grid, whatever the values' shape.
+    const stray = stop({ coord: [95, 9] });
+    expect(thrown(() => parse.coordInfo({ locations: [stop(), stop(), stray, stray, stray] }))).toBeInstanceOf(ImplausibleCoordinatesError);
   });
 
   it('a malformed coord is one reject, the rest is kept', () => {

@@ -89,7 +89,7 @@ function readZone(zone: unknown, recordPath: readonly PropertyKey[]) {
   try {
     return readGeoJsonAreas(zone, ['operatingZone']);
   } catch (error) {
-    if (error instanceof ImplausibleCoordinatesError) throw new ImplausibleCoordinatesError([...recordPath, ...error.path], error.value);
+    if (error instanceof ImplausibleCoordinatesError) throw new ImplausibleCoordinatesError([...recordPath, ...error.path], error.value, error.gridShaped);
     throw error;
   }
 }

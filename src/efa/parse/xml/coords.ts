@@ -34,7 +34,7 @@ export function attributeCoord(record: Record<string, unknown>, path: readonly P
   const [x, y, mapName] = [record['x'], record['y'], record['mapName']];
   if (typeof x !== 'string' || typeof y !== 'string' || x.trim() === '' || y.trim() === '') return undefined;
   const scale = scaleOfMapName(typeof mapName === 'string' ? mapName : '');
-  if (scale === undefined) throw new ImplausibleCoordinatesError([...path, 'mapName'], `${x},${y} in ${String(mapName ?? 'no mapName')}`);
+  if (scale === undefined) throw new ImplausibleCoordinatesError([...path, 'mapName'], `${x},${y} in ${String(mapName ?? 'no mapName')}`, true);
   return lonLat(x, y, scale, path);
 }
 
@@ -62,7 +62,7 @@ export function pathCoord(value: unknown, scale: Scale, path: readonly PropertyK
   const coords = element(value);
   const ellipsoid = textOf(coords['coordEllipsoid'])?.trim();
   if (ellipsoid !== undefined && ellipsoid !== '' && ellipsoid.toUpperCase() !== 'WGS84') {
-    throw new ImplausibleCoordinatesError([...path, 'coordEllipsoid'], `a position in ${ellipsoid}`);
+    throw new ImplausibleCoordinatesError([...path, 'coordEllipsoid'], `a position in ${ellipsoid}`, true);
   }
   const base = list(element(coords['itdCoordinateBaseElemList'])['itdCoordinateBaseElem'])[0];
   if (base !== undefined) return lonLat(textOf(element(base)['x']), textOf(element(base)['y']), scale, [...path, 'itdCoordinateBaseElemList']);

@@ -1,5 +1,5 @@
 import { SaxesParser } from 'saxes';
-import { setField } from '../common.js';
+import { setField } from '../set-field.js';
 
 /**
  * An EFA XML answer read into plain objects, the way the JSON dialects receive theirs: an element
@@ -71,6 +71,21 @@ function attach(parent: Record<string, unknown>, name: string, value: unknown): 
   else setField(parent, name, [before, value]);
 }
 
+/**
+ * A character reference to a UTF-16 surrogate (`&#xD800;`, `&#55296;`): no XML character, so saxes
+ * refuses the whole body for it, yet it is what a server's UTF-16 truncation of an escaped name writes.
+ */
+const SURROGATE_REFERENCE = /&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*(?:5529[6-9]|55[3-9]\d\d|56\d{3}|57[0-2]\d\d|573[0-3]\d|5734[0-3]));/g;
+
+/**
+ * The text with every character reference to a surrogate made one to U+FFFD: the answer is read and
+ * the field holds U+FFFD, as a lone surrogate in a JSON answer becomes (efa/text/storable.ts), rather
+ * than one broken name costing the whole answer.
+ */
+export function withoutSurrogateReferences(text: string): string {
+  return text.includes('&#') ? text.replace(SURROGATE_REFERENCE, '&#xFFFD;') : text;
+}
+
 /** Reads an XML text into an XmlBody, or throws XmlRefusedError with the reason. */
 export function parseXml(text: string): XmlBody {
   const parser = new SaxesParser({ position: false });
@@ -119,7 +134,7 @@ export function parseXml(text: string): XmlBody {
     throw error;
   });
   try {
-    parser.write(text).close();
+    parser.write(withoutSurrogateReferences(text)).close();
   } catch (error) {
     if (error instanceof XmlRefusedError) throw error;
     const message = error instanceof Error ? error.message : String(error);
