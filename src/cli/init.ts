@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import { filterDeployments } from '../deployments/filter.js';
 import { boxAround, initJob, resolvePlace, type InitRegion } from '../deployments/init-job.js';
 import { findDeployment, loadDeployments } from '../deployments/load.js';
-import { cronJobs, crontab, overfullHosts, staggerJobs, systemdUnits, type ScheduledJob } from '../deployments/schedule.js';
+import { cronJobs, crontab, overfullSlots, staggerJobs, systemdUnits, type ScheduledJob } from '../deployments/schedule.js';
 import type { Deployment } from '../deployments/schema.js';
 import { bboxSchema } from '../job/schema.js';
 import type { Job } from '../job/schema.js';
@@ -59,13 +59,14 @@ async function writeNew(path: string, text: string, force: boolean): Promise<voi
 
 const hoursText = (h: number): string => (h < 1 ? `${Math.max(1, Math.round(h * 60))} min` : `${h.toFixed(1)} h`);
 
-async function initOne(entry: Deployment, opts: InitOptions): Promise<ScheduledJob & { said: string; tiles: number; requests: number }> {
+async function initOne(entry: Deployment, opts: InitOptions): Promise<ScheduledJob & { said: string; tiles: number; requests: number; text: string }> {
   const { region, said } = await regionOf(entry, opts);
   const file = resolve(opts.out ?? join(opts.dir, `${entry.id}.json`));
   const { input, job } = initJob(entry, region, file);
   const summary = planSummary(job, region);
-  await writeNew(file, `${JSON.stringify(input, null, 2)}\n`, opts.force === true);
-  return { id: entry.id, jobFile: relative(process.cwd(), file).split('\\').join('/'), baseUrl: entry.baseUrl, said, ...summary };
+  const text = `${JSON.stringify(input, null, 2)}\n`;
+  await writeNew(file, text, opts.force === true);
+  return { id: entry.id, jobFile: relative(process.cwd(), file).split('\\').join('/'), baseUrl: entry.baseUrl, said, text, ...summary };
 }
 
 export function registerInit(program: Command): void {
@@ -93,7 +94,7 @@ export function registerInit(program: Command): void {
     for (const w of written) {
       out.push(`wrote ${w.jobFile}: ${w.id}, ${w.said}`);
       out.push(
-        `  plan: ${w.tiles} tile${w.tiles === 1 ? '' : 's'} to start, at least ${w.requests.toLocaleString('en')} requests, at least ${hoursText(w.hours)} at ${findDeployment(w.id).rateLimit.requestsPerSecond} requests/s ` +
+        `  plan: ${w.tiles} tile${w.tiles === 1 ? '' : 's'} to start, at least ${w.requests.toLocaleString('en')} request${w.requests === 1 ? '' : 's'}, at least ${hoursText(w.hours)} at ${findDeployment(w.id).rateLimit.requestsPerSecond} requests/s ` +
           `(capped tiles split as their answers show; efa-sync plan ${w.jobFile} --probe estimates the whole night from a few requests)`,
       );
     }
@@ -101,15 +102,15 @@ export function registerInit(program: Command): void {
     if (many) {
       const slots = staggerJobs(written);
       const dir = resolve(opts.dir, 'schedule');
-      const files: Record<string, string> = { crontab: crontab(slots), 'cronjobs.yaml': cronJobs(slots), ...Object.fromEntries(Object.entries(systemdUnits(slots)).map(([n, t]) => [`systemd/${n}`, t])) };
+      const files: Record<string, string> = { crontab: crontab(slots), 'cronjobs.yaml': cronJobs(slots, Object.fromEntries(written.map((w) => [w.id, w.text]))), ...Object.fromEntries(Object.entries(systemdUnits(slots)).map(([n, t]) => [`systemd/${n}`, t])) };
       for (const [name, text] of Object.entries(files)) await writeNew(join(dir, name), text, opts.force === true);
       scheduleFiles = Object.keys(files).map((n) => relative(process.cwd(), join(dir, n)));
-      out.push(`wrote the schedule to ${relative(process.cwd(), dir) || '.'}/: crontab, cronjobs.yaml (Kubernetes), systemd/ (${slots.length} services and timers); jobs of one upstream start one after another`);
-      for (const host of overfullHosts(slots)) out.push(`warning: the jobs of ${host} take more than a day one after another: shrink their regions or raise their rate only if the operator allows it`);
+      out.push(`wrote the schedule to ${relative(process.cwd(), dir) || '.'}/: crontab, cronjobs.yaml (Kubernetes), systemd/ (${slots.length} services and timers); the jobs of one upstream share its day`);
+      for (const s of overfullSlots(slots)) out.push(`warning: ${s.id} is planned at ${hoursText(s.plannedMinutes / 60)}, more than its ${hoursText(s.slotMinutes / 60)} share of ${s.host}'s day: shrink its region`);
     } else {
       out.push(`next: efa-sync run ${written[0]?.jobFile ?? ''}   (efa-sync plan ${written[0]?.jobFile ?? ''} shows the tiles)`);
     }
-    if (opts.json) process.stdout.write(`${JSON.stringify({ jobs: written, schedule: scheduleFiles })}\n`);
+    if (opts.json) process.stdout.write(`${JSON.stringify({ jobs: written.map(({ text: _text, ...w }) => w), schedule: scheduleFiles })}\n`);
     else process.stdout.write(`${out.join('\n')}\n`);
   });
 }
