@@ -8,9 +8,9 @@ export interface CliInResult {
 }
 
 /** The built CLI started in `cwd` (a fresh folder, as a new user's shell), with none of the machine's EFA_ variables. */
-export function cliIn(cwd: string, args: readonly string[]): Promise<CliInResult> {
+export function cliIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliInResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCli, ...args], { cwd, env: { ...process.env, ...cleanEnv, EFA_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd, env: { ...process.env, ...cleanEnv, EFA_LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
