@@ -46,6 +46,12 @@ describe('three commands from a fresh folder to a first night', () => {
     expect((n ?? 0) - (s ?? 0)).toBeCloseTo(0.09, 2);
     expect((e ?? 0) - (w ?? 0)).toBeCloseTo(0.137, 2);
 
+    // What init said is what plan says of the job (the built CLI, nothing sent).
+    const plan = await cliIn(dir, ['plan', 'jobs/de-vvs.json', '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as { coordTiles: unknown[]; budget: { total: number } };
+    expect(r.stdout).toContain(`plan: ${planned.coordTiles.length} tile to start, at least ${planned.budget.total} request`);
+
     const before = await readFile(join(dir, 'jobs', 'de-vvs.json'), 'utf8');
     const again = await cliIn(dir, ['init', 'de-vvs', '--bbox', '9.1,48.7,9.2,48.8']);
     expect(again.code).toBe(2);
