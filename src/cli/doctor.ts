@@ -14,6 +14,7 @@ import { regionBBox } from '../tiling/index.js';
 import { addCommonOptions, type CommonOptions } from './common.js';
 import { dialectChecks } from './doctor-dialects.js';
 import { terminalText } from '../util/terminal-text.js';
+import { catalogueChecks } from '../deployments/doctor-compare.js';
 
 /** `ok` passes; `warn` is worth a look but not a failure; `fail` makes doctor exit 1; `skip` was not checked. */
 export type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -32,6 +33,7 @@ export interface DoctorReport {
 
 interface DoctorOptions extends CommonOptions {
   dialect?: DialectName;
+  deployment?: string;
 }
 
 /** A PGlite URL whose directory holds no database yet: doctor must not create one by looking. */
@@ -133,6 +135,8 @@ async function upstreamChecks(jobArg: string, opts: DoctorOptions): Promise<Doct
   }
   // Which of xml, rapidjson and legacy JSON the deployment answers, per operation, and the one to use.
   checks.push(await dialectChecks(loaded, opts.baseUrl));
+  // A job naming a catalogue entry: what its server answers beside what the catalogue says.
+  if (loaded.job.deployment !== undefined && opts.deployment === undefined) checks.push(...(await catalogueChecks(loaded.job.deployment, opts.baseUrl ?? loaded.job.baseUrl)));
   return checks;
 }
 
@@ -183,8 +187,12 @@ async function regionTypeChecks(loaded: { readonly job: Job; readonly region: Re
 /** Every check of `efa-sync doctor`: the database, its schema and runs, and a job's upstream when one is named. */
 export async function runDoctor(jobArg: string | undefined, opts: DoctorOptions): Promise<DoctorReport> {
   // The database and the upstream are independent: checked at once, so a dead upstream costs no more than a round trip.
-  const [database, upstream] = await Promise.all([databaseChecks(dbUrlFrom(opts.db)), jobArg === undefined ? [] : upstreamChecks(jobArg, opts)]);
-  const checks = [...database, ...upstream];
+  const [database, upstream, catalogue] = await Promise.all([
+    databaseChecks(dbUrlFrom(opts.db)),
+    jobArg === undefined ? [] : upstreamChecks(jobArg, opts),
+    opts.deployment === undefined ? [] : catalogueChecks(opts.deployment, opts.baseUrl),
+  ]);
+  const checks = [...database, ...upstream, ...catalogue];
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }
 
@@ -199,7 +207,8 @@ export function formatDoctorReport(report: DoctorReport): string {
 export function registerDoctor(program: Command): void {
   const cmd = program
     .command('doctor [job]')
-    .description("check the database (reachable, PostGIS, schema version, pending migrations, runs left running) and, with a job, each operation of its upstream");
+    .description("check the database (reachable, PostGIS, schema version, pending migrations, runs left running) and, with a job, each operation of its upstream")
+    .option('--deployment <id>', "compare what a catalogue deployment's server answers with what the catalogue says (efa-sync deployments show <id>)");
   addCommonOptions(cmd, ['baseUrl', 'dialect', 'db', 'json', 'log']).action(async (jobArg: string | undefined, opts: DoctorOptions) => {
     const report = await runDoctor(jobArg, opts);
     process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatDoctorReport(report));

@@ -5,6 +5,8 @@ import { keepBareAcceptDeletions } from './accept-deletions.js';
 import { checkOptionValues, dropUnsetEnvironment, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { explainUncaught } from './database.js';
 import { registerDemo } from './demo.js';
+import { registerDeployments } from './deployments.js';
+import { registerInit } from './init.js';
 import { exitCodeHelp } from './exit-code-table.js';
 import { fileWritesAbandoned } from '../util/bounded-file.js';
 import { registerDoctor } from './doctor.js';
@@ -58,6 +60,8 @@ registerDoctor(program);
 registerExport(program);
 registerDemo(program);
 registerHistory(program);
+registerDeployments(program);
+registerInit(program);
 
 dropUnsetEnvironment(program);
 

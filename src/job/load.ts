@@ -5,6 +5,7 @@ import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { withDeploymentKeys } from '../deployments/job-keys.js';
 import { packageRoot } from '../util/package-root.js';
 import { jobSchema, regionGeometrySchema, type BBox, type Job, type RegionGeometry } from './schema.js';
 
@@ -287,7 +288,8 @@ function withBaseUrl(source: unknown, file: string, overrides: JobOverrides): un
 
 export async function loadJob(arg: string, cwd = process.cwd(), overrides: JobOverrides = {}): Promise<LoadedJob> {
   const file = resolveJobFile(arg, cwd);
-  const job = validateJob(withBaseUrl(await readJobSource(file), file, overrides), file);
+  // A job naming a catalogue entry takes its keys first (the job's own keys win), then the command line's base URL.
+  const job = validateJob(withBaseUrl(withDeploymentKeys(await readJobSource(file)), file, overrides), file);
   const region = await resolveRegion(job, file);
   const hash = createHash('sha256')
     .update(JSON.stringify({ region, sweeps: job.sweeps, baseUrl: job.baseUrl }))

@@ -287,6 +287,9 @@ export const jobSchema = z.strictObject({
   source: z
     .string().regex(identifier, 'source: letters, digits, _ . - (at most 63)').optional()
     .describe("The EFA deployment this job harvests: every row belongs to one source, shared by the deployment's jobs. Default: the job's name."),
+  deployment: z
+    .string().regex(/^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)*$/, 'deployment: a catalogue id such as de-vvs').optional()
+    .describe('A catalogue entry (efa-sync deployments) whose baseUrl, dialect, timeZone, rateLimit, paths, headers and source this job takes; keys the job states override it.'),
   maxGonePercent: z
     .number().min(0).max(100).default(5)
     .describe("Mass-deletion guard: a run that would mark more than this percentage of a relation's live rows in its scope gone (and more than 10) marks none and ends partial."),

@@ -13,6 +13,8 @@ import { registerLookup } from '../../src/cli/lookup.js';
 import { registerMigrate } from '../../src/cli/migrate.js';
 import { registerPlan } from '../../src/cli/plan.js';
 import { registerReport } from '../../src/cli/report.js';
+import { registerDeployments } from '../../src/cli/deployments.js';
+import { registerInit } from '../../src/cli/init.js';
 import { registerRun } from '../../src/cli/run.js';
 import { registerRuns } from '../../src/cli/runs.js';
 import { registerServe } from '../../src/cli/serve.js';
@@ -31,7 +33,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The program as src/cli/program.ts builds it (a command added there and not here fails the docs that name it). */
 function buildProgram(): Command {
   const program = new Command('efa-sync');
-  for (const register of [registerRun, registerPlan, registerMigrate, registerRuns, registerSim, registerLookup, registerReport, registerGrantReader, registerServe, registerDoctor, registerExport, registerDemo, registerHistory]) register(program);
+  for (const register of [registerRun, registerPlan, registerMigrate, registerRuns, registerSim, registerLookup, registerReport, registerGrantReader, registerServe, registerDoctor, registerExport, registerDemo, registerHistory, registerDeployments, registerInit]) register(program);
   return program;
 }
 

@@ -55,7 +55,7 @@ describe('the packed package, installed outside the repository', () => {
 
   it('holds the built code with its declarations, the executable bin, sql/, jobs/ and the job schema, and no sources or tests', () => {
     const paths = files.map((f) => f.path);
-    for (const needed of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/job/schema.d.ts', 'dist/src/cli/main.js', 'sql/001_schema.sql', 'jobs/demo.json', 'schema/job.schema.json', 'package.json', 'README.md']) {
+    for (const needed of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/job/schema.d.ts', 'dist/src/cli/main.js', 'sql/001_schema.sql', 'jobs/demo.json', 'schema/job.schema.json', 'schema/deployment.schema.json', 'deployments/de-vvs.json', 'package.json', 'README.md']) {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => /^(src|test|bench|scripts)\//.test(p) || p.startsWith('dist/bench/') || p.startsWith('dist/test/'))).toEqual([]);
