@@ -86,6 +86,24 @@ public class Conformance {
       pooled.commit();
       pooled.setAutoCommit(true);
     });
+    step("pool_cursor", "Metabase's query connection", () -> {
+      // What Metabase does before running a question: read-only, its best isolation level, no autocommit, a row limit.
+      pooled.setReadOnly(true);
+      pooled.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
+      pooled.setAutoCommit(false);
+      try (Statement st = pooled.createStatement()) {
+        st.setMaxRows(2000);
+        st.setFetchDirection(ResultSet.FETCH_FORWARD);
+        long n = 0;
+        try (ResultSet rs = st.executeQuery("select pin_key from efa.pins order by pin_key")) {
+          while (rs.next()) n++;
+        }
+        check("pool_cursor", "read-only, READ UNCOMMITTED, no autocommit, setMaxRows(2000): rows", String.valueOf(Math.min(2000, pins)), String.valueOf(n));
+      }
+      pooled.commit();
+      pooled.setAutoCommit(true);
+      check("pool_cursor", "after Metabase's settings: select 'A'", "A", one(pooled, "select 'A'"));
+    });
     pooled.close();
     Connection failing = DriverManager.getConnection(url);
     step("after_error", "select 1/0 then five queries", () -> {

@@ -14,8 +14,11 @@ import { Reference, type ClientResult } from './results.js';
  */
 
 export interface Conformance {
+  /** The serve the clients talk to now. */
   readonly served: Serving;
   readonly ref: Reference;
+  /** Stops this serve and starts another on the same warehouse with `env` added (the statement check off, in the test). */
+  serveAgain(env: NodeJS.ProcessEnv): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,14 +38,28 @@ export async function startConformance(): Promise<Conformance> {
   try {
     const demo = await runBuiltCli(['demo', '--db', `pglite:${join(dir, 'db')}`, '--report-out', join(dir, 'report.html')], {}, 900_000);
     if (demo.code !== 0) throw new Error(`demo exited ${demo.code}: ${demo.stderr.slice(-2000)}`);
-    const served = await serveBuilt(join(dir, 'db'), []);
-    const stop = async (): Promise<void> => {
+    let served = await serveBuilt(join(dir, 'db'), []);
+    const stopServe = async (): Promise<void> => {
       served.child.kill('SIGTERM');
       await served.exited;
+    };
+    const stop = async (): Promise<void> => {
+      await stopServe();
       await rm(dir, { recursive: true, force: true });
     };
     try {
-      return { served, ref: await referenceFromPsql(served.port), stop };
+      const ref = await referenceFromPsql(served.port);
+      return {
+        get served() {
+          return served;
+        },
+        ref,
+        serveAgain: async (env) => {
+          await stopServe();
+          served = await serveBuilt(join(dir, 'db'), [], env);
+        },
+        stop,
+      };
     } catch (error) {
       await stop();
       throw error;

@@ -129,7 +129,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     id: 'pgjdbc',
     label: 'pgJDBC 42.5 (DBeaver, Metabase, Tableau, DataGrip)',
     aspects: ['connect', 'introspect', 'rows', 'after_error', 'pool_cursor'],
-    note: 'DatabaseMetaData as DBeaver and Metabase call it; `currentSchema=efa`; a PreparedStatement run 10 times (server-prepared); `setFetchSize(500)` with autocommit off; errors then checked queries, `rollback()`.',
+    note: "DatabaseMetaData as DBeaver and Metabase call it; `currentSchema=efa`; a PreparedStatement run 10 times (server-prepared); `setFetchSize(500)` with autocommit off and a query between two fetches; Metabase's read-only, READ UNCOMMITTED query connection; errors then checked queries, `rollback()`.",
     missing: () => (!onPath('java') ? 'java is missing (default-jre-headless)' : !existsSync(JDBC_JAR) ? `${JDBC_JAR} is missing (libpostgresql-jdbc-java)` : undefined),
     // Java's source launcher compiles the one file in memory: no build step, no temporary folder.
     run: (port, ref) => checksOf('java', ['-cp', JDBC_JAR, 'Conformance.java', String(port)], ref),
