@@ -159,7 +159,8 @@ public class Conformance {
     try (ResultSet rs = md.getColumns(null, "efa", "pins", "%")) {
       while (rs.next()) {
         columns.add(rs.getString("COLUMN_NAME"));
-        if (rs.getString("COLUMN_NAME").equals("geom")) geomType = rs.getString("TYPE_NAME");
+        // pgJDBC qualifies a type outside the search path ("public"."geometry" with currentSchema=efa)
+        if (rs.getString("COLUMN_NAME").equals("geom")) geomType = rs.getString("TYPE_NAME").replace("\"", "").replaceFirst("^public\\.", "");
       }
     }
     check("introspect", "getColumns(pins) has pin_key, name, geom", "true", String.valueOf(columns.containsAll(List.of("pin_key", "name", "geom"))));
@@ -250,7 +251,7 @@ public class Conformance {
 
   /** A string or number field of the flat reference object (no JSON library on the JRE's class path). */
   static String field(String json, String name) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\":(\"((?:[^\"\\\\]|\\\\.)*)\"|(-?\\d+))").matcher(json);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\"\\s*:\\s*(\"((?:[^\"\\\\]|\\\\.)*)\"|(-?\\d+))").matcher(json);
     if (!m.find()) throw new IllegalArgumentException("reference without " + name);
     if (m.group(3) != null) return m.group(3);
     // The harness writes the reference in ASCII (\\uXXXX escapes): the environment's encoding is the locale's.

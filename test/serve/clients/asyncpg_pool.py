@@ -58,13 +58,20 @@ async def main():
 
     try:
         pool = await asyncpg.create_pool(min_size=1, max_size=1, **ARGS)
+        initial = None
         for i in range(1, 4):
             async with pool.acquire() as c:  # one connection: each release resets it, each acquire reuses it
+                shown = await attempt(c.fetchval("show application_name"))
+                if initial is None:
+                    initial = shown
+                else:
+                    check("pool_cursor", "acquire %d: the last release reset application_name" % i, initial, shown)
                 await c.execute("set application_name = 'efa-pooled'")
-                check("pool_cursor", "pool acquire %d: select $1 * 2" % i, 2 * i, await attempt(c.fetchval("select $1::int * 2", i)))
-                check("pool_cursor", "pool acquire %d: application_name reset by the last release" % i, "efa-pooled", await attempt(c.fetchval("show application_name")))
+                check("pool_cursor", "acquire %d: select $1 * 2" % i, 2 * i, await attempt(c.fetchval("select $1::int * 2", i)))
         async with pool.acquire() as c:
-            check("pool_cursor", "after 3 releases: count(*) from efa.pins", REF["pins"], await attempt(c.fetchval("select count(*) from efa.pins")))
+            await attempt(c.fetchval("select 1/0"))  # released after an error
+        async with pool.acquire() as c:
+            check("pool_cursor", "after 3 releases and one after an error: count(*) from efa.pins", REF["pins"], await attempt(c.fetchval("select count(*) from efa.pins")))
         await pool.close()
     except Exception as error:
         emit("pool_cursor", "pool acquire and release: no exception", False, "no exception", described(error))

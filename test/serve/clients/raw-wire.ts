@@ -111,6 +111,10 @@ export async function rawWireChecks(port: number, ref: Reference): Promise<Check
     const shape = portal.filter((m) => 'DsCZ'.includes(m.type)).map((m) => m.type).join('');
     check('pool_cursor', 'a named portal fetched 2 rows at a time: rows', 'a,b,c', values(portal).join(','));
     check('pool_cursor', 'a named portal fetched 2 rows at a time: DataRow, PortalSuspended, CommandComplete, ReadyForQuery', 'CZDDsZDCZCZ', shape);
+
+    // What Npgsql (Power BI) sends when a pooled connection is reused: the session as new, still the reader, still read-only.
+    const reset = await exchange(c, Buffer.concat([query("set application_name = 'changed'"), query('discard all'), query("select current_user || ' ' || current_setting('default_transaction_read_only') || ' ' || current_setting('application_name')")]), 3);
+    check('pool_cursor', "DISCARD ALL (Npgsql's pool reset): no error, then the role, read-only and the startup's application_name", '- efa_serve on ', `${states(reset).join(',') || '-'} ${values(reset).join(',')}`);
   } finally {
     c.socket.end(frontend('X', Buffer.alloc(0)));
     c.socket.destroy();
