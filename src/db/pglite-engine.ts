@@ -1,4 +1,5 @@
 import type { Extensions } from '@electric-sql/pglite';
+import { escapedExceptionsAsErrors } from './pglite-errors.js';
 import { postgisForPglite } from './pglite-postgis.js';
 
 /**
@@ -12,9 +13,11 @@ const PGLITE_SETTINGS: readonly string[] = ['-c', 'shared_buffers=32MB'];
 
 /**
  * What every embedded database is created with (the CLI's, serve's engine, the tests' templates):
- * PostGIS unless `geometry` is false, and PGlite's start parameters with efa-sync's settings.
+ * PostGIS unless `geometry` is false, PostGIS's C++ errors raised as errors (pglite-errors.ts), and
+ * PGlite's start parameters with efa-sync's settings.
  */
 export async function pgliteEngine(geometry = true): Promise<{ extensions: Extensions; startParams: string[] }> {
   const { PGlite } = await import('@electric-sql/pglite');
-  return { extensions: geometry ? { postgis: await postgisForPglite() } : {}, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] };
+  const errors = { escapedExceptions: escapedExceptionsAsErrors };
+  return { extensions: geometry ? { postgis: await postgisForPglite(), ...errors } : errors, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] };
 }
