@@ -32,10 +32,13 @@ interface Ran {
   readonly stderr: string;
 }
 
+/** The environment without libpq's PG* variables (PGOPTIONS, PGSSLMODE, PGCLIENTENCODING…): each client says what it sends. */
+const withoutLibpqVariables = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('PG')));
+
 /** Runs a program to its end (killed after `timeoutMs`), never throwing: its exit and output are the result. */
 export function runProgram(file: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: here, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd: here, env: { ...withoutLibpqVariables(process.env), ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
