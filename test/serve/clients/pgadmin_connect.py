@@ -26,7 +26,8 @@ def connect_batch():
         check("connect", "SELECT version() names PostgreSQL", "PostgreSQL", cur.fetchone()[0].split(" ")[0])
         check("connect", "after the batch: DateStyle", "ISO", conn.execute("show DateStyle").fetchone()[0].split(",")[0])
         check("connect", "after the batch: bytea_output", "hex", conn.execute("show bytea_output").fetchone()[0])
-        check("connect", "after the batch: client_encoding (reported as set)", "UNICODE", conn.execute("show client_encoding").fetchone()[0])
+        shown = conn.execute("show client_encoding").fetchone()[0]  # PostgreSQL reports 'UNICODE' back as set
+        check("connect", "after the batch: client_encoding", "UTF-8", "UTF-8" if shown in ("UNICODE", "UTF8") else shown)
         cur.execute(
             "SELECT db.oid as did, db.datname, db.datallowconn, pg_encoding_to_char(db.encoding) AS serverencoding, "
             "has_database_privilege(db.oid, 'CREATE') as cancreate, datistemplate "

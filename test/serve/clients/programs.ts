@@ -141,7 +141,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     id: 'psycopg2',
     label: 'psycopg2 + SQLAlchemy inspector (Superset, pandas)',
     aspects: ['connect', 'introspect', 'rows', 'after_error', 'pool_cursor'],
-    note: "`options=-csearch_path=efa`; Superset's inspector calls; a named cursor; an error on a pooled SQLAlchemy connection, then that connection again; pandas' `read_sql` where pandas is installed.",
+    note: "`options=-csearch_path=efa`; Superset's inspector calls; a named cursor; an error on a pooled SQLAlchemy connection, then that connection again; pandas' `read_sql` too where pandas is installed (not in CI).",
   }),
   python('psycopg3_cursor.py', 'psycopg', {
     id: 'psycopg3',
