@@ -68,6 +68,24 @@ const { dataDir, write, prepareRoles = true, tempFileLimitKb = 1024 * 1024, kept
 const port = parentPort;
 if (port === null) throw new Error('engine-worker runs as a worker thread');
 
+/**
+ * PostgreSQL's timeouts reach PGlite as SIGALRM through Emscripten's setitimer, a JavaScript timer of
+ * this thread; it can only fire between two calls (a call runs to its end on this thread), so the only
+ * ones that ever fire are the idle ones (idle_session_timeout, idle_in_transaction_session_timeout),
+ * and PGlite then spins forever at its next call ("terminating connection", which it cannot do): one
+ * client's SET hung serve for everyone. Those alarms are not delivered; serve bounds idleness itself
+ * (session.ts), and a call that does not answer still restarts PGlite (engine.ts).
+ */
+function withholdEngineAlarms(): void {
+  const schedule = globalThis.setTimeout;
+  const withheld = ((callback: (...args: unknown[]) => void, ms?: number, ...rest: unknown[]) => {
+    if (typeof callback === 'function' && Function.prototype.toString.call(callback).includes('_emscripten_timeout')) return schedule(() => undefined, 0);
+    return schedule(callback, ms, ...rest);
+  }) as typeof setTimeout;
+  globalThis.setTimeout = withheld;
+}
+withholdEngineAlarms();
+
 // A statement ended by terminating this worker (cancel, timeout) leaves its spill files: PostgreSQL
 // removes them only at a server start, which PGlite does not do for this directory.
 rmSync(join(dataDir, 'base', 'pgsql_tmp'), { recursive: true, force: true });
