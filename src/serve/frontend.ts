@@ -100,7 +100,7 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
       const sql = r.string();
       if (!r.complete) return malformed(type);
       const verdict: GuardVerdict = context.guard === false ? { parameters: 0 } : checkStatement(sql, context.write);
-      if (verdict.refused === undefined) return { kind: 'relay', bytes: message('Q', cstring(sql)) };
+      if (verdict.refused === undefined) return { kind: 'relay', bytes: message('Q', cstring(verdict.rewrite?.sql ?? sql)) };
       context.refused(verdict.refused);
       return { kind: 'relay', bytes: message('Q', cstring(refusalSql(verdict.refused, 0))) };
     }
@@ -113,7 +113,9 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
       if (declared < 0) return malformed(type);
       r.skip(declared * 4);
       if (!r.complete) return malformed(type);
-      const verdict: GuardVerdict = context.guard === false ? { parameters: 0 } : checkStatement(sql, context.write);
+      const checked: GuardVerdict = context.guard === false ? { parameters: 0 } : checkStatement(sql, context.write);
+      // A rewrite is several statements, which a Parse message cannot carry.
+      const verdict = checked.rewrite === undefined ? checked : { ...checked, refused: `efa-sync serve: ${checked.rewrite.tag} is served as a simple query only` };
       let text = sql;
       if (verdict.refused !== undefined) {
         context.refused(verdict.refused);

@@ -1,6 +1,6 @@
 import { loadModule, parseSync } from 'libpg-query';
 import { REVOKED_FUNCTIONS } from './role.js';
-import { checkSetting, checkTransactionOptions } from './settings.js';
+import { checkSetConfig, checkSetting, checkTransactionOptions } from './settings.js';
 
 /**
  * What a served client may send, decided on the statement's parse tree (PostgreSQL's own parser,
@@ -38,6 +38,7 @@ const READ_STATEMENTS = new Set([
   'DiscardStmt',
   'ListenStmt',
   'UnlistenStmt',
+  'LockStmt',
 ]);
 
 /** Added with `--write`: changing rows of efa's tables (the role's privileges say which). */
@@ -95,7 +96,24 @@ export interface GuardVerdict {
   readonly refused?: string;
   /** The highest `$n` the statements use (a rewritten Parse message must accept as many). */
   readonly parameters: number;
+  /**
+   * What to send instead of a simple-query message the reader role cannot run as written but can
+   * run in an equivalent form (DISCARD ALL). Only for a simple query; `tag` is the command tag the
+   * client expects for it.
+   */
+  readonly rewrite?: { readonly sql: string; readonly tag: string };
 }
+
+/**
+ * DISCARD ALL as the reader role may run it: everything DISCARD ALL resets but the session's
+ * authorization, which the lock keeps (role.ts) and RESET ALL leaves alone. Read-only comes back on
+ * (its reset value, pinned-settings.ts).
+ */
+export const DISCARD_ALL_AS_READER =
+  'RESET ALL; DEALLOCATE ALL; CLOSE ALL; UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD PLANS; DISCARD SEQUENCES; DISCARD TEMP';
+
+/** Errors of PostgreSQL's lexer and grammar: the same for the server, which reports them with their position. */
+const GRAMMAR_FILES = new Set(['scan.l', 'gram.y']);
 
 /**
  * Whether `sql` (one simple-query or Parse message, possibly several statements) may be run by a
@@ -117,7 +135,11 @@ function verdictOf(sql: string, write: boolean): GuardVerdict {
   try {
     tree = parseSync(sql);
   } catch (e) {
-    // PostgreSQL's own parser refused it too; say so rather than pass on what was not understood.
+    // A syntax error: the server's parser (PostgreSQL 18 as here) refuses the same text, with its
+    // SQLSTATE (42601) and position, before anything runs. Any other failure (the parser's stack or
+    // memory, which the server's may not share) is refused here.
+    const details = (e as { sqlDetails?: { fileName?: string; message?: string } }).sqlDetails;
+    if (GRAMMAR_FILES.has(details?.fileName ?? '') && !/memory|stack/i.test(details?.message ?? '')) return { parameters: 0 };
     return { refused: `efa-sync serve: ${e instanceof Error ? e.message : String(e)}`, parameters: 0 };
   }
   const nodes = nodesOf(tree);
@@ -128,10 +150,16 @@ function verdictOf(sql: string, write: boolean): GuardVerdict {
     if (isNode(param) && typeof param['number'] === 'number') parameters = Math.max(parameters, param['number']);
   }
   const statements = isNode(tree) && Array.isArray(tree['stmts']) ? tree['stmts'] : [];
+  let rewrite: GuardVerdict['rewrite'];
   for (const entry of statements) {
     const stmt = isNode(entry) ? entry['stmt'] : undefined;
     const kind = isNode(stmt) ? (Object.keys(stmt)[0] ?? '') : '';
     const body = isNode(stmt) ? stmt[kind] : undefined;
+    if (kind === 'DiscardStmt' && isNode(body) && body['target'] === 'DISCARD_ALL') {
+      if (statements.length > 1) return { refused: 'efa-sync serve: DISCARD ALL must be sent on its own', parameters };
+      rewrite = { sql: DISCARD_ALL_AS_READER, tag: 'DISCARD ALL' };
+      continue;
+    }
     const why = refuseStatement(kind, isNode(body) ? body : {}, write);
     if (why !== undefined) return { refused: `efa-sync serve: ${why}`, parameters };
   }
@@ -140,7 +168,9 @@ function verdictOf(sql: string, write: boolean): GuardVerdict {
     if (!isNode(call)) continue;
     const name = functionName(call);
     if (name === 'set_config') {
-      return { refused: 'efa-sync serve: set_config() is refused (use SET for settings; the role cannot be changed)', parameters };
+      const why = checkSetConfig(call['args'], write);
+      if (why !== undefined) return { refused: `efa-sync serve: ${why}`, parameters };
+      continue;
     }
     if (REVOKED_FUNCTIONS.includes(name)) {
       return { refused: `efa-sync serve: ${name}() is refused: a served client may not run it (docs/analysts/serve.md says why)`, parameters };
@@ -150,8 +180,11 @@ function verdictOf(sql: string, write: boolean): GuardVerdict {
       return { refused: `efa-sync serve: ${name}() is refused: large objects are writes outside the tables serve publishes`, parameters };
     }
   }
-  return { parameters };
+  return rewrite === undefined ? { parameters } : { parameters, rewrite };
 }
+
+/** PostgreSQL's lock modes (lockdefs.h): AccessShareLock is what SELECT takes. */
+const ACCESS_SHARE_LOCK = 1;
 
 function refuseStatement(kind: string, body: Node, write: boolean): string | undefined {
   if (kind === 'VariableShowStmt') return undefined;
@@ -160,14 +193,11 @@ function refuseStatement(kind: string, body: Node, write: boolean): string | und
     const why = checkTransactionOptions(body['options'], write);
     if (why !== undefined) return why;
   }
-  if (kind === 'DiscardStmt' && body['target'] === 'DISCARD_ALL') {
-    return 'DISCARD ALL is refused (it resets the session authorization); DISCARD PLANS, SEQUENCES and TEMP are allowed';
+  if (kind === 'LockStmt' && body['mode'] !== ACCESS_SHARE_LOCK) {
+    return 'LOCK is refused except IN ACCESS SHARE MODE (the lock a SELECT takes): the database is served for reading';
   }
   if ((kind === 'PrepareStmt' || kind === 'ExecuteStmt' || kind === 'DeallocateStmt') && typeof body['name'] === 'string' && RESERVED_NAME.test(body['name'])) {
     return `prepared statement names beginning "efa<number>_" are reserved for the clients' own protocol-level statements`;
-  }
-  if (kind === 'DeallocateStmt' && typeof body['name'] !== 'string') {
-    return 'DEALLOCATE ALL is refused: the session is shared by every client of serve; DEALLOCATE a statement by name';
   }
   if (kind === 'CopyStmt' && (body['is_program'] === true || typeof body['filename'] === 'string')) {
     return `COPY ${body['is_program'] === true ? 'to or from a program' : 'to or from a server file'} is refused: use COPY … TO STDOUT (psql \\copy)`;

@@ -1,4 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { entities, qualifiedName, snapshotRelations, type TableDefinition } from '../relations/index.js';
+import { hasHistory } from '../relations/history-sql.js';
+import { PinnedSettings, type GucModule } from './pinned-settings.js';
 
 /** The role read-only clients run as: a login role that owns nothing, SELECT in schema efa. */
 export const SERVE_ROLE = 'efa_serve';
@@ -17,13 +20,22 @@ export const REVOKED_FUNCTIONS: readonly string[] = [
   'table_to_xml', 'table_to_xmlschema', 'table_to_xml_and_xmlschema', 'schema_to_xml', 'schema_to_xmlschema',
   'schema_to_xml_and_xmlschema', 'database_to_xml', 'database_to_xmlschema', 'database_to_xml_and_xmlschema',
   'ts_stat', 'ts_rewrite',
-  // Changes any setting, the read-only default included (SET is checked by name; this is not).
-  'set_config',
   // PGlite has one backend for every client: ending "another" backend ends the server's own.
   'pg_terminate_backend', 'pg_cancel_backend',
   // Writes outside a table (the WAL, the notification queue).
   'pg_logical_emit_message', 'pg_notify',
 ];
+
+/**
+ * What `--write` clients may change rows of: the harvested relations (src/relations: each entity's
+ * table and its history, which its trigger writes as the changing role, and the snapshot tables).
+ * Never the migration ledger, the runs ledger and its tiles and marks, the locks or the roll-ups
+ * efa-sync derives: a client deleting efa.schema_migrations rows stopped every later run.
+ */
+export function harvestedTables(): string[] {
+  const tables: TableDefinition[] = [...Object.values(entities).map((e) => e.table), ...snapshotRelations.map((r) => r.table)];
+  return tables.flatMap((t) => (hasHistory(t) ? [qualifiedName(t), `${qualifiedName(t)}_history`] : [qualifiedName(t)]));
+}
 
 /** Large objects are writes to the database a role may do without any table privilege. */
 const LARGE_OBJECT_FUNCTIONS = String.raw`^(lo_.*|loread|lowrite)$`;
@@ -37,6 +49,7 @@ const LARGE_OBJECT_FUNCTIONS = String.raw`^(lo_.*|loread|lowrite)$`;
  */
 export async function prepareServeRoles(db: PGlite): Promise<void> {
   const revoked = REVOKED_FUNCTIONS.map((name) => `'${name}'`).join(', ');
+  const writable = harvestedTables().map((name) => `'${name}'`).join(', ');
   await db.exec(`
     DO $$
     DECLARE fn regprocedure;
@@ -55,6 +68,9 @@ export async function prepareServeRoles(db: PGlite): Promise<void> {
     ALTER ROLE ${SERVE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT;
     ALTER ROLE ${SERVE_WRITE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT;
     REASSIGN OWNED BY ${SERVE_ROLE}, ${SERVE_WRITE_ROLE} TO CURRENT_USER;
+    -- PostgreSQL's default, revoked by serve before 0.x: set_config is SET as a function (pgAdmin and pg_dump
+    -- call it); what a client must not change is pinned by check hooks (pinned-settings.ts), whichever way it is set.
+    GRANT EXECUTE ON FUNCTION pg_catalog.set_config(text, text, boolean) TO PUBLIC;
     REVOKE USAGE ON LANGUAGE plpgsql FROM PUBLIC;
     REVOKE CREATE ON SCHEMA public FROM PUBLIC;
     CREATE SCHEMA IF NOT EXISTS efa_serve;
@@ -72,10 +88,20 @@ export async function prepareServeRoles(db: PGlite): Promise<void> {
         GRANT USAGE ON SCHEMA efa TO ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
         REVOKE ALL ON ALL TABLES IN SCHEMA efa FROM ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
         REVOKE ALL ON ALL SEQUENCES IN SCHEMA efa FROM ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
-        GRANT SELECT ON ALL TABLES IN SCHEMA efa TO ${SERVE_ROLE};
-        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA efa TO ${SERVE_WRITE_ROLE};
-        GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA efa TO ${SERVE_WRITE_ROLE};
+        GRANT SELECT ON ALL TABLES IN SCHEMA efa TO ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
       END IF;
+    END $$;
+    DO $$
+    DECLARE t regclass; s regclass;
+    BEGIN
+      FOR t IN SELECT to_regclass(name) FROM unnest(ARRAY[${writable}]::text[]) AS name WHERE to_regclass(name) IS NOT NULL LOOP
+        EXECUTE format('GRANT INSERT, UPDATE, DELETE ON TABLE %s TO ${SERVE_WRITE_ROLE}', t);
+        -- The table's own identity and serial sequences, which its inserts draw from.
+        FOR s IN SELECT d.objid::regclass FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+                 WHERE c.relkind = 'S' AND d.refobjid = t AND d.deptype IN ('a', 'i') LOOP
+          EXECUTE format('GRANT USAGE, SELECT ON SEQUENCE %s TO ${SERVE_WRITE_ROLE}', s);
+        END LOOP;
+      END LOOP;
     END $$;
   `);
 }
@@ -106,14 +132,15 @@ interface PostgresInternals {
 export class ClientIdentity {
   private clientOid = 0;
   private superOid = 0;
+  private pinned: PinnedSettings | undefined;
 
   constructor(
     private readonly db: PGlite,
     readonly role: string,
   ) {}
 
-  private get internals(): PostgresInternals {
-    return (this.db as unknown as { Module: PostgresInternals }).Module;
+  private get internals(): PostgresInternals & GucModule {
+    return (this.db as unknown as { Module: PostgresInternals & GucModule }).Module;
   }
 
   /** Run once, as the superuser PGlite opened with: becomes the client role, locked. */
@@ -123,6 +150,7 @@ export class ClientIdentity {
     const oid = found.rows[0]?.oid;
     if (oid === undefined) throw new Error(`role ${this.role} is missing`);
     this.clientOid = oid;
+    this.pinned = new PinnedSettings(this.internals, readOnly);
     await this.becomeClient(readOnly);
   }
 
@@ -133,6 +161,7 @@ export class ClientIdentity {
 
   /** Sets the lock again (before each client message: whatever happened, the client is the client role). */
   lock(): void {
+    this.pinned?.install();
     this.internals._SetUserIdAndSecContext(this.clientOid, SECURITY_LOCAL_USERID_CHANGE);
   }
 
@@ -143,6 +172,7 @@ export class ClientIdentity {
 
   /** Runs `work` as the superuser, then makes the session the client role again, read-only as asked. */
   async privileged(readOnly: boolean, work: () => Promise<void>): Promise<void> {
+    this.pinned?.lift();
     this.internals._SetUserIdAndSecContext(this.superOid, 0);
     try {
       await work();

@@ -1,3 +1,5 @@
+import { ENGINE_TIMERS } from './pinned-settings.js';
+
 
 /**
  * Which settings a served client may change, and to what: an allow-list of what readers' tools
@@ -18,7 +20,7 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
 
 const ALLOWED = new Set([
   'application_name', 'client_encoding', 'datestyle', 'intervalstyle', 'timezone', 'search_path', 'extra_float_digits',
-  'bytea_output', 'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'idle_session_timeout',
+  'bytea_output', 'statement_timeout', 'lock_timeout', 'synchronize_seqscans',
   'client_min_messages', 'lc_monetary', 'lc_numeric', 'lc_time', 'default_transaction_isolation', 'transaction_isolation',
   'default_transaction_deferrable', 'transaction_deferrable', 'xmloption', 'xmlbinary', 'jit', 'geqo', 'random_page_cost',
   'seq_page_cost', 'cpu_tuple_cost', 'cpu_index_tuple_cost', 'cpu_operator_cost', 'effective_cache_size', 'join_collapse_limit',
@@ -26,6 +28,7 @@ const ALLOWED = new Set([
   'row_security', 'gin_fuzzy_search_limit', 'max_parallel_workers_per_gather',
   // Pinned below.
   'standard_conforming_strings', 'escape_string_warning', 'backslash_quote', 'default_transaction_read_only', 'transaction_read_only',
+  ...ENGINE_TIMERS,
 ]);
 /** The planner's enable_* switches: they change plans, never results or rights. */
 const PLANNER_SWITCH = /^enable_[a-z_]+$/;
@@ -64,24 +67,48 @@ export function checkTransactionOptions(options: unknown, write: boolean): strin
   return undefined;
 }
 
+/** A zero duration as PostgreSQL reads one (0, '0', '0s', '0 ms'): the only value a timer that fires inside the engine may take. */
+const isZero = (value: string | undefined): boolean => value !== undefined && /^\s*0+(\.0*)?\s*(us|ms|s|min|h|d)?\s*$/i.test(value);
+
+/**
+ * Why `set_config(name, value, is_local)` is refused, or undefined: the same as SET `name` TO
+ * `value`, so the name and the value must be constants (pg_dump and pgAdmin send them so).
+ */
+export function checkSetConfig(args: unknown, write: boolean): string | undefined {
+  const [name, value] = (Array.isArray(args) ? args : []).map((arg: unknown) => {
+    // 'x'::text is a constant too.
+    const cast = isNode(arg) && isNode(arg['TypeCast']) ? arg['TypeCast']['arg'] : arg;
+    return { node: cast, text: constantText(cast) };
+  });
+  if (name?.text === undefined || value?.text === undefined) {
+    return 'set_config() is served with a constant setting name and value only (as SET takes them)';
+  }
+  return checkSetting({ kind: 'VAR_SET_VALUE', name: name.text, args: [value.node] }, write);
+}
+
 /** Why a SET / RESET statement is refused, or undefined. */
 export function checkSetting(body: Node, write: boolean): string | undefined {
   const kind = String(body['kind'] ?? '');
   const name = typeof body['name'] === 'string' ? body['name'].toLowerCase() : '';
-  if (kind === 'VAR_RESET_ALL') return write ? undefined : 'RESET ALL is refused: it would turn the read-only default off; RESET settings by name';
+  // RESET ALL gives every setting its reset value: read-only's is on (pinned-settings.ts); the role is left alone.
+  if (kind === 'VAR_RESET_ALL') return undefined;
   if (kind === 'VAR_SET_MULTI') return checkTransactionOptions(body['args'], write);
   if (!ALLOWED.has(name) && !PLANNER_SWITCH.test(name)) {
     if (name === 'role' || name === 'session_authorization') return `changing ${name} is refused: a served client keeps the reader role`;
     return `SET ${name} is refused: a served client may change the settings a reader needs (DateStyle, TimeZone, search_path, application_name, extra_float_digits, IntervalStyle, bytea_output, statement_timeout, the planner's, …; docs/analysts/serve.md lists them)`;
   }
   const values = (Array.isArray(body['args']) ? body['args'] : []).map(constantText);
-  // DEFAULT, RESET and FROM CURRENT give the value the session started with: the pinned defaults, or read-only's off.
-  const given = kind === 'VAR_SET_VALUE' ? values[0] : undefined;
+  // DEFAULT and RESET give the reset value, FROM CURRENT the current one: the pinned defaults, read-only on.
+  if (kind !== 'VAR_SET_VALUE') return undefined;
+  const given = values[0];
+  if ((ENGINE_TIMERS as readonly string[]).includes(name) && !isZero(given)) {
+    return `SET ${name} is refused except to 0: its timer would fire inside the embedded engine every client shares and stop it (serve ends idle clients itself; statement_timeout is honoured)`;
+  }
   const pinned = TEXT_READING.get(name);
-  if (pinned !== undefined && kind === 'VAR_SET_VALUE' && !pinned(given)) {
+  if (pinned !== undefined && !pinned(given)) {
     return `SET ${name} is refused except to its default: it changes how statement text is read, and serve reads every statement as the server does`;
   }
-  if (READ_ONLY.has(name) && !write && (kind !== 'VAR_SET_VALUE' || !isTrue(given))) {
+  if (READ_ONLY.has(name) && !write && !isTrue(given)) {
     return `${name} can only be on: the database is served read-only (serve --write allows changing rows)`;
   }
   if (name === 'client_encoding') {
@@ -96,8 +123,12 @@ export function checkSetting(body: Node, write: boolean): string | undefined {
 /** Client encodings PGlite converts: UTF8 (and SQL_ASCII, which converts nothing). Measured: after LATIN1 PGlite answered nobody. */
 const ENCODINGS = new Set(['utf8', 'unicode', 'sqlascii']);
 
-/** Why a client_encoding is refused, or undefined. */
+/**
+ * Why a client_encoding is refused, or undefined. The name is cleaned as PostgreSQL's
+ * clean_encoding_name does (every character but letters and digits dropped, lower case): 'utf-8',
+ * UTF8, utf_8 and asyncpg's quoted `'utf-8'` all name UTF8.
+ */
 export function checkEncoding(value: string): string | undefined {
-  if (ENCODINGS.has(value.toLowerCase().replace(/[-_\s]/g, ''))) return undefined;
+  if (ENCODINGS.has(value.toLowerCase().replace(/[^a-z0-9]/g, ''))) return undefined;
   return `client_encoding ${JSON.stringify(value.slice(0, 40))} is not supported: the embedded database converts only UTF8`;
 }
