@@ -57,6 +57,9 @@ const states = (ms: readonly Message[]): string[] =>
     return m.body.subarray(at + 1, m.body.indexOf(0, at)).toString('latin1');
   });
 
+/** The command tags of the CommandCompletes, in order. */
+const tags = (ms: readonly Message[]): string[] => ms.filter((m) => m.type === 'C').map((m) => m.body.subarray(0, m.body.indexOf(0)).toString('latin1'));
+
 /** The transaction status of each ReadyForQuery, in order ("I", "T", "E"). */
 const readies = (ms: readonly Message[]): string => ms.filter((m) => m.type === 'Z').map((m) => String.fromCharCode(m.body[0] ?? 0)).join('');
 
@@ -114,7 +117,8 @@ export async function rawWireChecks(port: number, ref: Reference): Promise<Check
 
     // What Npgsql (Power BI) sends when a pooled connection is reused: the session as new, still the reader, still read-only.
     const reset = await exchange(c, Buffer.concat([query("set application_name = 'changed'"), query('discard all'), query("select current_user || ' ' || current_setting('default_transaction_read_only') || ' ' || current_setting('application_name')")]), 3);
-    check('pool_cursor', "DISCARD ALL (Npgsql's pool reset): no error, then the role, read-only and the startup's application_name", '- efa_serve on ', `${states(reset).join(',') || '-'} ${values(reset).join(',')}`);
+    check('pool_cursor', "DISCARD ALL (Npgsql's pool reset): answered as PostgreSQL answers it, one CommandComplete and no rows", 'SET,DISCARD ALL,SELECT 1 -', `${tags(reset).join(',')} ${states(reset).join(',') || '-'}`);
+    check('pool_cursor', 'after DISCARD ALL: the role, read-only and the startup\'s application_name', 'efa_serve on ', values(reset).at(-1));
   } finally {
     c.socket.end(frontend('X', Buffer.alloc(0)));
     c.socket.destroy();
