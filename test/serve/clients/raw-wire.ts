@@ -91,6 +91,10 @@ export async function rawWireChecks(port: number, ref: Reference): Promise<Check
     const three = await exchange(c, Buffer.concat([batch("select 'one'"), batch('select 1/0'), batch("select 'three'")]), 3);
     check('after_error', 'three pipelined Syncs, the middle one failing: ReadyForQuery count', 3, readies(three).length);
     check('after_error', 'three pipelined Syncs, the middle one failing: rows and errors', 'one,three 22012', `${values(three).join(',')} ${states(three).join(',')}`);
+    // The same with the middle one refused (by serve's statement check, or by privilege with the check off).
+    const refused = await exchange(c, Buffer.concat([batch("select 'one'"), batch('create table efa.raw_x (i int)'), batch("select 'three'")]), 3);
+    check('after_error', 'three pipelined Syncs, the middle one refused: ReadyForQuery count', 3, readies(refused).length);
+    check('after_error', 'three pipelined Syncs, the middle one refused: rows and errors', 'one,three 42501|25006', `${values(refused).join(',')} ${states(refused).map((s) => (['42501', '25006'].includes(s) ? '42501|25006' : s)).join(',')}`);
     const next = await exchange(c, batch("select 'after'"), 1);
     check('after_error', 'the batch after them answers its own row', 'after I', `${values(next).join(',')} ${readies(next)}`);
 
