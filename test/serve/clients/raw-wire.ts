@@ -123,6 +123,23 @@ export async function rawWireChecks(port: number, ref: Reference): Promise<Check
     const reset = await exchange(c, Buffer.concat([query("set application_name = 'changed'"), query('discard all'), query("select current_user || ' ' || current_setting('default_transaction_read_only') || ' ' || current_setting('application_name')")]), 3);
     check('pool_cursor', "DISCARD ALL (Npgsql's pool reset): answered as PostgreSQL answers it, one CommandComplete and no rows", 'SET,DISCARD ALL,SELECT 1 -', `${tags(reset).join(',')} ${states(reset).join(',') || '-'}`);
     check('pool_cursor', 'after DISCARD ALL: the role, read-only and the startup\'s application_name', 'efa_serve on ', values(reset).at(-1));
+
+    // Last, since serve restarts its engine on a cancel: a cancel of the running batch of two pipelined ones.
+    const key = login.find((m) => m.type === 'K');
+    if (key) {
+      const from = c.received().length;
+      c.socket.write(Buffer.concat([batch('select count(*) from generate_series(1, 2000000000)'), batch("select 'after the cancel'")]));
+      await new Promise((r) => setTimeout(r, 500));
+      const cancel = await rawClient(port);
+      cancel.socket.end(Buffer.concat([int32(16), int32(80877102), key.body.subarray(0, 8)]));
+      await c.until((got) => readies(messages(got, from)).length >= 2, 90_000);
+      await new Promise((r) => setTimeout(r, 300));
+      const cancelled = messages(c.received(), from);
+      check('after_error', 'a cancel of the first of two pipelined batches: ReadyForQuery count', 2, readies(cancelled).length);
+      check('after_error', 'a cancel of the first of two pipelined batches: its error', '57014', states(cancelled)[0]);
+      const afterCancel = await exchange(c, batch("select 'answered'"), 1);
+      check('after_error', 'after the cancel: the next batch answers its own row', 'answered I', `${values(afterCancel).join(',')} ${readies(afterCancel)}`);
+    } else check('connect', 'startup: BackendKeyData (the cancel key)', 'K', login.map((m) => m.type).join(''));
   } finally {
     c.socket.end(frontend('X', Buffer.alloc(0)));
     c.socket.destroy();
