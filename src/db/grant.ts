@@ -2,12 +2,19 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors.js';
 import type { Db } from './connect.js';
+import { publicDefaults } from './grant-public.js';
 import type { Database } from './tables.js';
 
 export interface GrantReaderOptions {
   /** LOGIN with this password (from $EFA_READER_PASSWORD); otherwise a new role is NOLOGIN. */
   readonly login?: boolean;
   readonly password?: string | undefined;
+  /**
+   * Revoke from PUBLIC what PostgreSQL grants every role by default and a reader does not need
+   * (temporary objects, DO blocks, large objects, pg_notify, CREATE in schema public), for the whole
+   * database, giving the ETL roles back what their runs use (grant-public.ts).
+   */
+  readonly revokePublic?: boolean;
 }
 
 export interface GrantReaderResult {
@@ -23,6 +30,10 @@ export interface GrantReaderResult {
    * `INSERT on efa.pins`, `CREATE on schema efa`, `INSERT on future tables created by etl in efa`.
    */
   readonly revoked: readonly string[];
+  /** What PUBLIC (so the reader too) could still do beyond reading efa: open unless revokePublic, and what the running role may not revoke. */
+  readonly publicOpen: readonly string[];
+  /** Revoked from PUBLIC by this call (revokePublic). */
+  readonly publicRevoked: readonly string[];
 }
 
 /**
@@ -237,6 +248,7 @@ export async function grantReader(db: Db, role: string, opts: GrantReaderOptions
 
     const holds = await remainingWriteAccess(trx, name, tableWrite, version);
     if (holds.length > 0) throw new ReaderNotReadOnlyError(name, holds);
-    return { role: name, created: !found, login, defaultsFor, revoked: before };
+    const pub = await publicDefaults(trx, opts.revokePublic === true, defaultsFor.map(quoteIdent));
+    return { role: name, created: !found, login, defaultsFor, revoked: before, publicOpen: pub.open, publicRevoked: pub.revoked };
   });
 }

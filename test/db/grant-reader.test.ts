@@ -196,4 +196,23 @@ describe('grant-reader on PostgreSQL', () => {
       await pool.end();
     }
   });
+
+  it.skipIf(!onServer)('--revoke-public: the reader creates no temporary object, writes no large object, runs no DO block; the ETL roles keep TEMPORARY (issue 54.4)', async () => {
+    // Through PUBLIC's defaults, a reader made read-only on efa could still do these.
+    await expect(asReader('CREATE TEMP TABLE reader_temp (i int)')).resolves.toBeUndefined();
+    const kept = await grantReader(t!.db, reader);
+    expect(kept.publicOpen.some((what) => /temporary/.test(what))).toBe(true);
+    const result = await grantReader(t!.db, reader, { revokePublic: true });
+    expect(result.publicOpen).toEqual([]);
+    expect(result.publicRevoked.join('; ')).toMatch(/temporary.*large objects/s);
+    for (const statement of ['CREATE TEMP TABLE reader_temp (i int)', 'CREATE TEMP VIEW reader_view AS SELECT 1', "SELECT lo_from_bytea(0, 'junk')", "SELECT lo_import('/etc/hostname')", 'DO $$ BEGIN END $$', "SELECT pg_notify('x', 'y')"]) {
+      await expect(asReader(statement), statement).rejects.toThrow(/permission denied/);
+    }
+    for (const etl of result.defaultsFor) {
+      const temp = await sql<{ ok: boolean }>`SELECT has_database_privilege(${etl}, current_database(), 'TEMPORARY') AS ok`.execute(t!.db.kysely);
+      expect(temp.rows[0]?.ok, etl).toBe(true);
+    }
+    // Reading stays as it was.
+    await expect(asReader('SELECT count(*) FROM efa.pins')).resolves.toBeUndefined();
+  });
 });
