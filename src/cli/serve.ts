@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { dbUrlFrom, redactUrl } from '../db/index.js';
 import { lockDataDir } from '../db/lock.js';
 import { ConfigError } from '../errors.js';
-import { Engine, serverSettings } from '../serve/engine.js';
+import { Engine, knownSettings, serverSettings } from '../serve/engine.js';
 import { SERVE_ROLE, SERVE_WRITE_ROLE } from '../serve/role.js';
 import { addCommonOptions, loggerFor, OPTION_ENV, positiveNumber, type CommonOptions } from './common.js';
 import { untilStopped } from './stop.js';
@@ -38,10 +38,27 @@ export interface ServeOptions {
   readonly authTimeoutMs?: number;
   /** The largest message an authenticated client may send. */
   readonly maxMessageBytes?: number;
+  /** Connections at a time from one address (default: --max-connections, at most 12). */
+  readonly maxConnectionsPerAddress?: number;
+  /** A logged-in client idle this long is let go when every connection is taken and another client connects; 0 = never. */
+  readonly idleSessionMs?: number;
+  /** A client's unread answers beyond this many bytes end its connection. */
+  readonly maxSpoolBytes?: number;
+  /** PGlite's memory (bytes) above which it is opened again once no client is inside a transaction; 0 = never. */
+  readonly maxEngineMemoryBytes?: number;
+  /** PostgreSQL's temp_file_limit for clients' statements, in bytes. */
+  readonly tempFileLimitBytes?: number;
 }
 
 export const defaultIdleInTransactionMs = 30_000;
 export const defaultStatementTimeoutMs = 30_000;
+export const defaultIdleSessionMs = 60_000;
+const MB = 1024 * 1024;
+export const defaultMaxSpoolMb = 512;
+export const defaultMaxEngineMemoryMb = 512;
+export const defaultTempFileLimitMb = 1024;
+/** Connections from one address: the rest stay open to other machines. */
+export const defaultMaxConnectionsPerAddress = 12;
 /** The test-only switch that turns the statement check off; privilege alone must then hold (test/serve/attacks). */
 export const NO_GUARD_ENV = 'EFA_SERVE_TEST_NO_GUARD';
 
@@ -110,26 +127,42 @@ export async function startServe(options: ServeOptions): Promise<Served> {
     const { startWireProxy } = await import('../serve/wire.js');
     const { SessionScheduler } = await import('../serve/session.js');
     await loadGuard();
-    const started = new Engine({ dataDir, write: !readOnly }, (why) => {
+    const tempFileLimitKb = Math.max(1, Math.round((options.tempFileLimitBytes ?? defaultTempFileLimitMb * MB) / 1024));
+    const started = new Engine({ dataDir, write: !readOnly, tempFileLimitKb }, (why) => {
       log(`${why}: opening the database again`);
       void started.restart().catch((e: unknown) => log(`PGlite did not open again: ${e instanceof Error ? e.message : String(e)}`));
     });
     engine = started;
     await started.start();
     const settings = await serverSettings(started);
-    const sessions = new SessionScheduler(started, options.idleInTransactionMs ?? defaultIdleInTransactionMs, log, options.statementTimeoutMs ?? defaultStatementTimeoutMs);
+    const known = await knownSettings(started);
+    const sessions = new SessionScheduler(
+      started,
+      {
+        idleInTransactionMs: options.idleInTransactionMs ?? defaultIdleInTransactionMs,
+        statementTimeoutMs: options.statementTimeoutMs ?? defaultStatementTimeoutMs,
+        maxEngineMemory: options.maxEngineMemoryBytes ?? defaultMaxEngineMemoryMb * MB,
+      },
+      log,
+    );
+    const maxConnections = options.maxConnections ?? 16;
     const proxy = await startWireProxy({
       host,
       port: options.port ?? defaultServePort,
       scheduler: sessions,
       serverSettings: settings,
+      knownSettings: known,
       password,
       write: !readOnly,
       guard: options.guard !== false,
-      maxConnections: options.maxConnections ?? 16,
+      maxConnections,
+      maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? Math.min(maxConnections, defaultMaxConnectionsPerAddress),
+      idleSessionMs: options.idleSessionMs ?? defaultIdleSessionMs,
+      maxSpoolBytes: options.maxSpoolBytes ?? defaultMaxSpoolMb * MB,
       authTimeoutMs: options.authTimeoutMs ?? 10_000,
-      maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
+      maxMessageBytes: options.maxMessageBytes ?? 64 * MB,
       ...(options.onRefused ? { onRefused: options.onRefused } : {}),
+      onProblem: log,
     }).catch((e: unknown) => {
       const error = e as NodeJS.ErrnoException;
       if (error.code === 'EADDRINUSE') {
@@ -184,6 +217,11 @@ interface ServeCliOptions extends Pick<CommonOptions, 'db' | 'logFormat' | 'verb
   statementTimeout: number;
   authTimeout: number;
   maxConnections: number;
+  maxConnectionsPerAddress?: number;
+  idleSessionTimeout: number;
+  maxSpool: number;
+  maxEngineMemory: number;
+  tempFileLimit: number;
 }
 
 /** Where the password is read from unless --password-env names another variable. */
@@ -210,7 +248,22 @@ export function registerServe(program: Command): void {
       defaultStatementTimeoutMs / 1000,
     )
     .option('--auth-timeout <seconds>', 'startup and password must be done within this; a silent connection is then closed', positiveNumber('--auth-timeout'), 10)
-    .option('--max-connections <n>', 'connections at a time, those logging in included; one more is told "too many connections"', positiveNumber('--max-connections'), 16);
+    .option('--max-connections <n>', 'connections at a time, those logging in included; one more is told "too many connections"', positiveNumber('--max-connections'), 16)
+    .option('--max-connections-per-address <n>', `connections at a time from one address, so one machine cannot take them all (default: --max-connections, at most ${defaultMaxConnectionsPerAddress})`, positiveNumber('--max-connections-per-address'))
+    .option(
+      '--idle-session-timeout <seconds>',
+      'when every connection is taken, a client that sent nothing for this long (outside a transaction) is let go for the one connecting (0 = never)',
+      (v) => (v === '0' ? 0 : positiveNumber('--idle-session-timeout')(v)),
+      defaultIdleSessionMs / 1000,
+    )
+    .option('--max-spool <MB>', "a client's answers left unread beyond this are not kept (it is disconnected); bigger answers: LIMIT or a cursor", positiveNumber('--max-spool'), defaultMaxSpoolMb)
+    .option(
+      '--max-engine-memory <MB>',
+      "when the embedded database's memory grows past this (a client's huge statement), it is opened again as soon as no client is inside a transaction, to give the memory back (0 = never)",
+      (v) => (v === '0' ? 0 : positiveNumber('--max-engine-memory')(v)),
+      defaultMaxEngineMemoryMb,
+    )
+    .option('--temp-file-limit <MB>', "disk one statement may spill to (PostgreSQL's temp_file_limit); spill files are removed at every start", positiveNumber('--temp-file-limit'), defaultTempFileLimitMb);
   addCommonOptions(cmd, ['db', 'log']).action(async (opts: ServeCliOptions) => {
     const url = dbUrlFrom(opts.db);
     if (!url.startsWith('pglite:')) {
@@ -236,6 +289,11 @@ export function registerServe(program: Command): void {
       statementTimeoutMs: opts.statementTimeout * 1000,
       guard: process.env[NO_GUARD_ENV] !== '1',
       maxConnections: opts.maxConnections,
+      ...(opts.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: opts.maxConnectionsPerAddress }),
+      idleSessionMs: opts.idleSessionTimeout * 1000,
+      maxSpoolBytes: opts.maxSpool * MB,
+      maxEngineMemoryBytes: opts.maxEngineMemory * MB,
+      tempFileLimitBytes: opts.tempFileLimit * MB,
       authTimeoutMs: opts.authTimeout * 1000,
       onRefused: (what, remote) => log.warn(`refused from ${remote}: ${what}`),
       onProblem: (what) => log.warn(what),
@@ -251,6 +309,9 @@ export function registerServe(program: Command): void {
       idleInTransactionTimeoutSeconds: opts.idleInTransactionTimeout,
       statementTimeoutSeconds: opts.statementTimeout,
       maxConnections: opts.maxConnections,
+      maxSpoolMb: opts.maxSpool,
+      maxEngineMemoryMb: opts.maxEngineMemory,
+      tempFileLimitMb: opts.tempFileLimit,
     });
     await stopped;
   });

@@ -1,7 +1,9 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteEngine } from '../db/pglite-engine.js';
-import { cstring, identifier, int32, literal, message } from './protocol.js';
+import { cstring, identifier, int32, literal, message, postgresAnswer } from './protocol.js';
 import { ClientIdentity, prepareServeRoles, SERVE_ROLE, SERVE_WRITE_ROLE } from './role.js';
 
 /**
@@ -19,6 +21,10 @@ export interface EngineWorkerData {
   readonly write: boolean;
   /** False when reopening after a restart: the roles and grants are in the database already (a restart is seconds others wait). */
   readonly prepareRoles?: boolean;
+  /** PostgreSQL's temp_file_limit for the session, in kB (a sort or hash that spills more is ended with an error). */
+  readonly tempFileLimitKb?: number;
+  /** Clients' protocol-level statements carried over from the worker before (a planned restart). */
+  readonly kept?: readonly (readonly [string, readonly Kept[]])[];
 }
 
 export interface ResetRequest {
@@ -35,6 +41,7 @@ export interface ResetRequest {
 export type EngineRequest =
   | { readonly id: number; readonly op: 'raw'; readonly bytes: Uint8Array }
   | ({ readonly id: number; readonly op: 'reset' } & ResetRequest)
+  | { readonly id: number; readonly op: 'keep'; readonly outgoing?: string }
   | { readonly id: number; readonly op: 'close' };
 
 export interface EngineReply {
@@ -45,24 +52,50 @@ export interface EngineReply {
   readonly escaped?: true;
   /** Sent once, when PGlite is open. */
   readonly ready?: true;
+  /** PGlite's WebAssembly memory after the request, in bytes: it only grows, so serve restarts the engine to give it back. */
+  readonly memory?: number;
+  /** The answer to 'keep': every client's kept statements. */
+  readonly kept?: readonly (readonly [string, readonly Kept[]])[];
 }
 
-interface Kept {
+export interface Kept {
   readonly name: string;
   readonly statement: string;
   readonly types: readonly number[];
 }
 
-const { dataDir, write, prepareRoles = true } = workerData as EngineWorkerData;
+const { dataDir, write, prepareRoles = true, tempFileLimitKb = 1024 * 1024, kept: carried = [] } = workerData as EngineWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('engine-worker runs as a worker thread');
 
-const db = await PGlite.create({ dataDir, ...(await pgliteEngine()) });
+/**
+ * PostgreSQL's timeouts reach PGlite as SIGALRM through Emscripten's setitimer, a JavaScript timer of
+ * this thread; it can only fire between two calls (a call runs to its end on this thread), so the only
+ * ones that ever fire are the idle ones (idle_session_timeout, idle_in_transaction_session_timeout),
+ * and PGlite then spins forever at its next call ("terminating connection", which it cannot do): one
+ * client's SET hung serve for everyone. Those alarms are not delivered; serve bounds idleness itself
+ * (session.ts), and a call that does not answer still restarts PGlite (engine.ts).
+ */
+function withholdEngineAlarms(): void {
+  const schedule = globalThis.setTimeout;
+  const withheld = ((callback: (...args: unknown[]) => void, ms?: number, ...rest: unknown[]) => {
+    if (typeof callback === 'function' && Function.prototype.toString.call(callback).includes('_emscripten_timeout')) return schedule(() => undefined, 0);
+    return schedule(callback, ms, ...rest);
+  }) as typeof setTimeout;
+  globalThis.setTimeout = withheld;
+}
+withholdEngineAlarms();
+
+// A statement ended by terminating this worker (cancel, timeout) leaves its spill files: PostgreSQL
+// removes them only at a server start, which PGlite does not do for this directory.
+rmSync(join(dataDir, 'base', 'pgsql_tmp'), { recursive: true, force: true });
+const engine = await pgliteEngine();
+const db = await PGlite.create({ dataDir, ...engine, startParams: [...engine.startParams, '-c', `temp_file_limit=${tempFileLimitKb}`] });
 if (prepareRoles) await prepareServeRoles(db);
 const identity = new ClientIdentity(db, write ? SERVE_WRITE_ROLE : SERVE_ROLE);
 await identity.enter(!write);
 /** Each connected client's protocol-level prepared statements, while another client has the session. */
-const kept = new Map<string, Kept[]>();
+const kept = new Map<string, readonly Kept[]>(carried);
 
 /**
  * Hands the session to another client as a fresh one: DISCARD ALL (settings, the session's
@@ -71,19 +104,22 @@ const kept = new Map<string, Kept[]>();
  * the client role. The outgoing client's protocol-level statements are kept aside and prepared again
  * on its next turn, so no client ever sees another's in pg_prepared_statements.
  */
+/** Sets aside the protocol-level statements of the client with `prefix` (the caller is privileged). */
+async function keepAside(prefix: string): Promise<void> {
+  const rows = await db.query<{ name: string; statement: string; types: string }>(
+    `SELECT name, statement, coalesce(array_to_string(parameter_types::oid[], ','), '') AS types
+       FROM pg_prepared_statements WHERE NOT from_sql AND left(name, length($1)) = $1`,
+    [prefix],
+  );
+  kept.set(prefix, rows.rows.map((row) => ({ name: row.name, statement: row.statement, types: row.types === '' ? [] : row.types.split(',').map(Number) })));
+}
+
 async function reset(request: ResetRequest): Promise<void> {
   // An extended-protocol batch left without its Sync, then a transaction left open, end as the client.
   await db.execProtocolRaw(message('S', Buffer.alloc(0)));
   if (db.isInTransaction()) await db.exec('ROLLBACK');
   await identity.privileged(!write, async () => {
-    if (request.outgoing !== undefined) {
-      const rows = await db.query<Kept & { types: string }>(
-        `SELECT name, statement, coalesce(array_to_string(parameter_types::oid[], ','), '') AS types
-           FROM pg_prepared_statements WHERE NOT from_sql AND left(name, length($1)) = $1`,
-        [request.outgoing],
-      );
-      kept.set(request.outgoing, rows.rows.map((row) => ({ name: row.name, statement: row.statement, types: row.types === '' ? [] : row.types.split(',').map(Number) })));
-    }
+    if (request.outgoing !== undefined) await keepAside(request.outgoing);
     for (const prefix of kept.keys()) if (!request.livePrefixes.includes(prefix)) kept.delete(prefix);
     await db.exec('DISCARD ALL');
   });
@@ -105,14 +141,22 @@ port.on('message', (request: EngineRequest) => {
   const answer = async (): Promise<EngineReply> => {
     if (request.op === 'raw') {
       identity.lock();
-      const bytes = await db.execProtocolRaw(request.bytes);
+      const bytes = await postgresAnswer(request.bytes, (unit) => db.execProtocolRaw(unit));
+      const memory = db.Module.HEAPU8.byteLength;
       // Never expected: the lock holds by PostgreSQL's rules. Should it not, the session is not handed on.
-      if (!identity.isClient) return { id: request.id, bytes, escaped: true };
-      return { id: request.id, bytes };
+      if (!identity.isClient) return { id: request.id, bytes, escaped: true, memory };
+      return { id: request.id, bytes, memory };
     }
     if (request.op === 'reset') {
       await reset(request);
       return { id: request.id };
+    }
+    if (request.op === 'keep') {
+      // Only ever between transactions (session.ts): nothing is open to end.
+      const outgoing = request.outgoing;
+      if (outgoing !== undefined) await identity.privileged(!write, () => keepAside(outgoing));
+      identity.lock();
+      return { id: request.id, kept: [...kept] };
     }
     await db.close();
     return { id: request.id };
@@ -122,4 +166,4 @@ port.on('message', (request: EngineRequest) => {
     (e: unknown) => port.postMessage({ id: request.id, error: e instanceof Error ? e.message : String(e) } satisfies EngineReply),
   );
 });
-port.postMessage({ id: 0, ready: true } satisfies EngineReply);
+port.postMessage({ id: 0, ready: true, memory: db.Module.HEAPU8.byteLength } satisfies EngineReply);

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineReply, EngineRequest, EngineWorkerData, ResetRequest } from './engine-worker.js';
 import { workerEntry } from '../util/worker-entry.js';
+import { cstring, message, splitMessages } from './protocol.js';
 
 /** PGlite could not answer: the worker was terminated (cancel, SIGTERM) or died. */
 export class EngineStoppedError extends Error {
@@ -11,6 +12,14 @@ export class EngineStoppedError extends Error {
 export class EngineEscapedError extends Error {
   override name = 'EngineEscapedError';
 }
+
+/** An engine call that serve makes on its own (the hand-over reset, a departed client's rollback) did not answer in time: PGlite was restarted. */
+export class EngineHungError extends EngineStoppedError {
+  override name = 'EngineHungError';
+}
+
+/** How long serve's own engine calls (the reset between clients, a departed client's rollback) may take before PGlite is restarted: they take milliseconds, seconds on a machine under load. */
+export const OWN_CALL_DEADLINE_MS = 10_000;
 
 type Pending = { resolve: (reply: EngineReply) => void; reject: (e: Error) => void };
 
@@ -30,6 +39,10 @@ export class Engine {
   private stopping = false;
   /** The roles were prepared by a worker that opened the database: a restart skips that. */
   private rolesPrepared = false;
+  /** Clients' protocol-level statements carried into the next worker by a planned restart (`renew`). */
+  private carried: EngineWorkerData['kept'];
+  /** PGlite's WebAssembly memory after the last request, in bytes (it never shrinks while the worker lives). */
+  memory = 0;
 
   constructor(
     private readonly data: EngineWorkerData,
@@ -38,12 +51,15 @@ export class Engine {
 
   async start(): Promise<void> {
     const { url, execArgv } = workerEntry('engine-worker', import.meta.url);
-    const worker = new Worker(url, { workerData: { ...this.data, prepareRoles: !this.rolesPrepared } satisfies EngineWorkerData, execArgv });
+    const kept = this.carried;
+    this.carried = undefined;
+    const worker = new Worker(url, { workerData: { ...this.data, prepareRoles: !this.rolesPrepared, ...(kept === undefined ? {} : { kept }) } satisfies EngineWorkerData, execArgv });
     this.worker = worker;
     await new Promise<void>((resolve, reject) => {
       const onReady = (reply: EngineReply): void => {
         if (reply.ready === true) {
           this.rolesPrepared = true;
+          this.memory = reply.memory ?? 0;
           worker.off('error', reject);
           resolve();
         }
@@ -56,6 +72,7 @@ export class Engine {
       const waiting = this.pending.get(reply.id);
       if (waiting === undefined) return;
       this.pending.delete(reply.id);
+      if (reply.memory !== undefined) this.memory = reply.memory;
       waiting.resolve(reply);
     });
     worker.on('error', () => undefined);
@@ -72,19 +89,39 @@ export class Engine {
     this.pending.clear();
   }
 
-  private request(body: RequestBody<EngineRequest>): Promise<EngineReply> {
+  /**
+   * One request to the worker. With `deadlineMs`, a request that has no answer by then fails with
+   * EngineHungError, for the caller to restart PGlite (a timer firing inside the engine,
+   * idle_session_timeout for one, spins there for good): no call serve makes can hang it.
+   */
+  private request(body: RequestBody<EngineRequest>, deadlineMs = 0): Promise<EngineReply> {
     const worker = this.worker;
     if (worker === undefined) return Promise.reject(new EngineStoppedError('PGlite is not running'));
     const id = this.next++;
     return new Promise<EngineReply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      let timer: NodeJS.Timeout | undefined;
+      const done = <T>(settle: (value: T) => void) => (value: T): void => {
+        clearTimeout(timer);
+        settle(value);
+      };
+      this.pending.set(id, { resolve: done(resolve), reject: done(reject) });
+      if (deadlineMs > 0) {
+        timer = setTimeout(() => {
+          if (!this.pending.has(id) || this.worker !== worker) return;
+          const why = `PGlite did not answer serve's own "${body.op}" within ${deadlineMs / 1000} s`;
+          this.pending.delete(id);
+          // The caller restarts PGlite (session.ts): it knows who waits on it.
+          reject(new EngineHungError(why));
+        }, deadlineMs);
+        timer.unref();
+      }
       worker.postMessage({ ...body, id } as EngineRequest);
     });
   }
 
-  /** Protocol messages in, PGlite's answer out. */
-  async raw(bytes: Buffer): Promise<Buffer> {
-    const reply = await this.request({ op: 'raw', bytes });
+  /** Protocol messages in, PGlite's answer out (one ReadyForQuery per Query and Sync, as PostgreSQL). `deadlineMs` for serve's own messages. */
+  async raw(bytes: Buffer, deadlineMs = 0): Promise<Buffer> {
+    const reply = await this.request({ op: 'raw', bytes }, deadlineMs);
     if (reply.error !== undefined) throw new Error(reply.error);
     if (reply.escaped === true) throw new EngineEscapedError('the session was not the client role after a client message');
     const out = reply.bytes ?? new Uint8Array(0);
@@ -92,8 +129,19 @@ export class Engine {
   }
 
   async reset(request: ResetRequest): Promise<void> {
-    const reply = await this.request({ op: 'reset', ...request });
+    const reply = await this.request({ op: 'reset', ...request }, OWN_CALL_DEADLINE_MS);
     if (reply.error !== undefined) throw new Error(reply.error);
+  }
+
+  /**
+   * Opens PGlite again while nobody is inside a transaction, to give its memory back (WebAssembly
+   * memory never shrinks): the clients' protocol-level prepared statements, `outgoing`'s (the last
+   * owner's) included, are carried into the new worker, so no client sees the difference.
+   */
+  async renew(outgoing: string | undefined, why: string): Promise<void> {
+    const reply = await this.request({ op: 'keep', ...(outgoing === undefined ? {} : { outgoing }) }, OWN_CALL_DEADLINE_MS).catch(() => undefined);
+    this.carried = reply?.kept;
+    await this.restart(why);
   }
 
   /** Ends whatever runs and opens PGlite again. */
@@ -120,28 +168,33 @@ export class Engine {
   }
 }
 
+/** The rows of one simple query serve runs for itself, as text (NULL as ''). */
+async function queryRows(engine: Engine, sql: string): Promise<string[][]> {
+  // No deadline: these run once, before any client, and the first statements after opening can be slow on a busy machine.
+  const answer = await engine.raw(message('Q', cstring(sql)));
+  const rows: string[][] = [];
+  for (const m of splitMessages(answer)) {
+    if (m[0] !== 0x44) continue;
+    // DataRow: a count, then each value as length + bytes.
+    const row: string[] = [];
+    for (let i = 0, field = 7; i < m.readInt16BE(5); i++) {
+      const size = m.readInt32BE(field);
+      row.push(size < 0 ? '' : m.subarray(field + 4, field + 4 + size).toString('utf8'));
+      field += 4 + Math.max(size, 0);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
 /** What PostgreSQL reports to every client at startup (ParameterStatus), read from PGlite once. */
 export async function serverSettings(engine: Engine): Promise<Map<string, string>> {
   const names = ['server_version', 'server_encoding', 'client_encoding', 'DateStyle', 'IntervalStyle', 'TimeZone', 'integer_datetimes', 'standard_conforming_strings', 'is_superuser', 'session_authorization'];
-  const sql = `SELECT ${names.map((n) => `current_setting('${n}')`).join(', ')}`;
-  const body = Buffer.concat([Buffer.from(sql, 'utf8'), Buffer.from([0])]);
-  const head = Buffer.alloc(5);
-  head.write('Q', 0, 'latin1');
-  head.writeInt32BE(body.length + 4, 1);
-  const answer = await engine.raw(Buffer.concat([head, body]));
-  const settings = new Map<string, string>();
-  for (let at = 0; at + 5 <= answer.length; ) {
-    const length = answer.readInt32BE(at + 1);
-    if (answer[at] === 0x44) {
-      // DataRow: a count, then each value as length + bytes.
-      let field = at + 7;
-      for (const name of names) {
-        const size = answer.readInt32BE(field);
-        settings.set(name, size < 0 ? '' : answer.subarray(field + 4, field + 4 + size).toString('utf8'));
-        field += 4 + Math.max(size, 0);
-      }
-    }
-    at += 1 + length;
-  }
-  return settings;
+  const [row = []] = await queryRows(engine, `SELECT ${names.map((n) => `current_setting('${n}')`).join(', ')}`);
+  return new Map(names.map((name, i) => [name, row[i] ?? '']));
+}
+
+/** The names of every setting the engine has, in lower case: a startup parameter outside them is refused as PostgreSQL refuses it. */
+export async function knownSettings(engine: Engine): Promise<Set<string>> {
+  return new Set((await queryRows(engine, 'SELECT lower(name) FROM pg_settings')).map(([name]) => name ?? ''));
 }

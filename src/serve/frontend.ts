@@ -65,7 +65,14 @@ class BodyReader {
 
 const malformed = (type: string): FrontendVerdict => ({ kind: 'fatal', code: '08P01', text: `efa-sync serve: malformed "${type}" message` });
 
-/** A client's statement or portal name in the shared session: its own prefix, so clients never share names. */
+/**
+ * A client's statement name in the shared session: its own prefix, so clients never share names
+ * (a client's prepared statements live on between its turns, engine-worker.ts). Portal names are
+ * passed as they came: a portal ends with its transaction (a cursor WITH HOLD lives on, until the
+ * DISCARD ALL at the next hand-over), and the session changes hands only between transactions, so a
+ * client only ever meets its own portals; and a cursor DECLAREd in SQL is addressed by the protocol
+ * under the same name (psycopg 3's server-side cursors), which a prefix broke.
+ */
 const own = (prefix: string, name: string): string => (name === '' ? '' : `${prefix}${name}`);
 
 export interface FrontendContext {
@@ -132,13 +139,13 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
       const results = r.int16();
       r.skip(results * 2);
       if (formats < 0 || values < 0 || results < 0 || !r.complete) return malformed(type);
-      return { kind: 'relay', bytes: message('B', Buffer.concat([cstring(own(context.prefix, portal)), cstring(own(context.prefix, statement)), body.subarray(rest)])) };
+      return { kind: 'relay', bytes: message('B', Buffer.concat([cstring(portal), cstring(own(context.prefix, statement)), body.subarray(rest)])) };
     }
     case 'E': {
       const portal = r.string();
       r.int32();
       if (!r.complete) return malformed(type);
-      return { kind: 'relay', bytes: message('E', Buffer.concat([cstring(own(context.prefix, portal)), body.subarray(body.length - 4)])) };
+      return { kind: 'relay', bytes: message('E', Buffer.concat([cstring(portal), body.subarray(body.length - 4)])) };
     }
     case 'D':
     case 'C': {
@@ -146,7 +153,7 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
       r.skip(1);
       const name = r.string();
       if ((what !== 'S' && what !== 'P') || !r.complete) return malformed(type);
-      return { kind: 'relay', bytes: message(type, Buffer.concat([Buffer.from(what, 'latin1'), cstring(own(context.prefix, name))])) };
+      return { kind: 'relay', bytes: message(type, Buffer.concat([Buffer.from(what, 'latin1'), cstring(what === 'S' ? own(context.prefix, name) : name)])) };
     }
     default:
       // Sync and Flush have no body.

@@ -124,3 +124,58 @@ export function lastMessage(answer: Uint8Array): { type: string; status?: string
   }
   return last;
 }
+
+const QUERY = 0x51;
+const SYNC = 0x53;
+const READY = 0x5a;
+
+/** Whole protocol messages, as views of `bytes` (a truncated tail is left out). */
+export function splitMessages(bytes: Uint8Array): Buffer[] {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: Buffer[] = [];
+  for (let at = 0; at + 5 <= view.length; ) {
+    const length = view.readInt32BE(at + 1);
+    if (length < 4 || at + 1 + length > view.length) break;
+    out.push(view.subarray(at, at + 1 + length));
+    at += 1 + length;
+  }
+  return out;
+}
+
+/**
+ * The frontend messages up to and including the first Query or Sync (or all of them when there is
+ * none): what PostgreSQL answers with at most one ReadyForQuery. The rest is left in `messages`.
+ */
+export function takeUnit(messages: Buffer[]): Buffer[] {
+  const end = messages.findIndex((m) => m[0] === QUERY || m[0] === SYNC);
+  return messages.splice(0, end < 0 ? messages.length : end + 1);
+}
+
+/**
+ * Runs a client's frontend messages on PGlite and answers as PostgreSQL does: exactly one
+ * ReadyForQuery per Query and per Sync, none otherwise. PGlite answers an error inside an
+ * extended-protocol batch with ErrorResponse *and* a ReadyForQuery before the Sync has come (the
+ * "premature ReadyForQuery" upstream report), then the Sync's own: passed on, a driver that counts
+ * ReadyForQuery (pgJDBC, node pg) reads every later answer as the previous query's. PGlite does skip
+ * the batch's messages up to the Sync after the error, as PostgreSQL, also across calls; so each
+ * unit (messages up to a Query or Sync) runs alone and only its final ReadyForQuery is kept.
+ */
+export async function postgresAnswer(bytes: Uint8Array, exec: (unit: Uint8Array) => Promise<Uint8Array>): Promise<Uint8Array> {
+  const messages = splitMessages(bytes);
+  const answers: Buffer[] = [];
+  while (messages.length > 0) {
+    const unit = takeUnit(messages);
+    const last = unit[unit.length - 1]?.[0];
+    const answer = splitMessages(await exec(unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit)));
+    const keep = last === QUERY || last === SYNC ? answer.findLastIndex((m) => m[0] === READY) : -1;
+    answers.push(...answer.filter((m, i) => m[0] !== READY || i === keep));
+  }
+  // A buffer of its own (not Node's pool): the worker transfers it to the main thread.
+  const out = new Uint8Array(answers.reduce((sum, m) => sum + m.length, 0));
+  let at = 0;
+  for (const m of answers) {
+    out.set(m, at);
+    at += m.length;
+  }
+  return out;
+}

@@ -1,5 +1,9 @@
-import { EngineEscapedError, EngineStoppedError, type Engine } from './engine.js';
-import { errorResponse, lastMessage, readyForQuery } from './protocol.js';
+import { EngineEscapedError, EngineStoppedError, OWN_CALL_DEADLINE_MS, type Engine } from './engine.js';
+import { IdleAllowance } from './idle-allowance.js';
+import { cstring, errorResponse, lastMessage, message, readyForQuery, takeUnit } from './protocol.js';
+import { failUnit, skipToSync, type SessionClient, type Waiting } from './session-client.js';
+
+export type { SessionClient } from './session-client.js';
 
 /**
  * PGlite has ONE session, shared by every client of `serve`. This makes the sharing explicit:
@@ -12,31 +16,30 @@ import { errorResponse, lastMessage, readyForQuery } from './protocol.js';
  * - whenever the session passes to another client it is reset (settings, SQL-level prepared
  *   statements, cursors, LISTEN, advisory locks) and the new client's startup settings applied:
  *   one client's `SET search_path` or `PREPARE` is never seen by another;
- * - a cancel request drops the client's queued work, or ends its running statement by restarting
- *   PGlite (its transaction is then gone); a client that disconnects is treated the same way.
+ * - a cancel request ends the client's first waiting statement (a Query, or a batch up to its
+ *   Sync), or its running statement by restarting PGlite (its transaction is then gone); a client
+ *   that disconnects is treated the same way;
+ * - each client gets exactly one ReadyForQuery per Query and per Sync, whatever ends its statement:
+ *   its messages run one unit (up to a Query or Sync) at a time, and a unit ended by a restart is
+ *   answered with its error, the rest of its batch skipped to the Sync as PostgreSQL does;
+ * - when PGlite's memory has grown past `maxEngineMemory`, it is opened again as soon as nobody is
+ *   inside a transaction (WebAssembly memory is never given back otherwise).
  */
 
-export interface SessionClient {
-  readonly id: number;
-  /** Prefix of this client's protocol-level statement and portal names (see wire.ts). */
-  readonly prefix: string;
-  /** The client's address, for the log. */
-  readonly remote: string;
-  /** Startup settings (DateStyle, TimeZone, …) applied whenever the session passes to this client. */
-  readonly settings: readonly (readonly [string, string])[];
-  send(bytes: Buffer): void;
-  /** Ends the client's connection with a FATAL error. */
-  fatal(code: string, text: string): void;
-}
-
-interface Waiting {
-  readonly client: SessionClient;
-  readonly messages: Buffer[];
+export interface SessionLimits {
+  /** An owner idle inside a transaction this long is rolled back and disconnected; 0 = never. */
+  readonly idleInTransactionMs: number;
+  /** A client's message that runs longer is ended (PGlite restarted); 0 = never. */
+  readonly statementTimeoutMs?: number;
+  /** PGlite's WebAssembly memory above which it is opened again once idle, in bytes; 0 = never. */
+  readonly maxEngineMemory?: number;
 }
 
 const CANCELED = '57014';
 /** How long a disconnected client's running statement may go on before PGlite is restarted to end it. */
 const DISCONNECT_GRACE_MS = 2_000;
+const QUERY = 0x51;
+const SYNC = 0x53;
 
 export class SessionScheduler {
   private readonly clients = new Map<number, Waiting>();
@@ -47,21 +50,27 @@ export class SessionScheduler {
   private running: Waiting | undefined;
   /** PGlite is being opened again after a cancel: nothing runs until it is back. */
   private restarting = false;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly idle: IdleAllowance;
   private stopped = false;
+  /** PGlite's memory is over the bound: it is opened again at the next moment nobody owns the session. */
+  private renewDue = false;
+  private readonly statementTimeoutMs: number;
+  private readonly maxEngineMemory: number;
   /** What the running client is told when PGlite is restarted under its statement. */
   private endedBecause: { readonly code: string; readonly text: string } | undefined;
 
   constructor(
     private readonly engine: Engine,
-    private readonly idleInTransactionMs: number,
+    limits: SessionLimits,
     private readonly onProblem: (what: string) => void,
-    /** A client's message that runs longer is ended (PGlite restarted); 0 = never. */
-    private readonly statementTimeoutMs = 0,
-  ) {}
+  ) {
+    this.idle = new IdleAllowance(limits.idleInTransactionMs);
+    this.statementTimeoutMs = limits.statementTimeoutMs ?? 0;
+    this.maxEngineMemory = limits.maxEngineMemory ?? 0;
+  }
 
   add(client: SessionClient): void {
-    this.clients.set(client.id, { client, messages: [] });
+    this.clients.set(client.id, { client, messages: [], skipping: false, idleWaitedMs: 0 });
   }
 
   /** Queues one checked frontend message of `client`. */
@@ -69,9 +78,30 @@ export class SessionScheduler {
     const entry = this.clients.get(client.id);
     if (entry === undefined || this.stopped) return;
     entry.messages.push(bytes);
-    if (entry !== this.owner && !this.queue.includes(entry)) this.queue.push(entry);
+    if (entry.skipping) skipToSync(entry);
+    if (entry.messages.length === 0) return;
     if (entry === this.owner) this.clearIdle();
+    else if (!this.queue.includes(entry)) {
+      // Idle time before it came is not charged to it; the owner's allowance now counts it.
+      this.idle.charge(this.queue);
+      this.queue.push(entry);
+      if (this.idle.armed && this.owner !== undefined) {
+        this.clearIdle();
+        this.armIdle(this.owner);
+      }
+    }
     this.pump();
+  }
+
+  /** True while the session works for `id`: it owns it (a statement, a transaction) or has messages waiting. */
+  isBusy(id: number): boolean {
+    const entry = this.clients.get(id);
+    return entry !== undefined && (entry === this.owner || entry.messages.length > 0);
+  }
+
+  /** Bytes of `id`'s messages waiting to run. */
+  queuedBytes(id: number): number {
+    return this.clients.get(id)?.messages.reduce((sum, m) => sum + m.length, 0) ?? 0;
   }
 
   /** The client left (or was thrown out): its queued work is dropped, its transaction rolled back. */
@@ -111,25 +141,24 @@ export class SessionScheduler {
     this.clearIdle();
   }
 
-  /** Answers each queued Query and each extended-protocol batch up to its Sync with "canceling statement". */
+  /**
+   * A cancel for a client whose statement waits for the session: that statement (its first Query, or
+   * its batch up to the Sync) is answered "canceling statement", as PostgreSQL ends the statement a
+   * cancel finds running; what it pipelined after runs in its turn. The owner between statements has
+   * nothing running: PostgreSQL ignores such a cancel, and so does serve.
+   */
   private answerCanceled(entry: Waiting): void {
-    const out: Buffer[] = [];
-    let inBatch = false;
-    for (const m of entry.messages.splice(0)) {
-      const type = String.fromCharCode(m[0] ?? 0);
-      if (type === 'Q') out.push(errorResponse('ERROR', CANCELED, 'canceling statement due to user request'), readyForQuery('I'));
-      else if (type === 'S') {
-        if (inBatch) out.push(errorResponse('ERROR', CANCELED, 'canceling statement due to user request'));
-        out.push(readyForQuery(this.owner === entry ? 'E' : 'I'));
-        inBatch = false;
-      } else inBatch = true;
+    if (entry === this.owner || entry.messages.length === 0) return;
+    failUnit(entry, takeUnit(entry.messages), { code: CANCELED, text: 'canceling statement due to user request' });
+    if (entry.messages.length === 0) {
+      const at = this.queue.indexOf(entry);
+      if (at >= 0) this.queue.splice(at, 1);
     }
-    if (out.length > 0) entry.client.send(Buffer.concat(out));
+    entry.client.dequeued?.();
   }
 
   private clearIdle(): void {
-    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
+    this.idle.clear(this.queue);
   }
 
   /** The running client's statement ran past --statement-timeout: it is ended by restarting PGlite. */
@@ -147,17 +176,19 @@ export class SessionScheduler {
     if (this.clients.get(entry.client.id) === entry) {
       entry.client.send(Buffer.concat([errorResponse('ERROR', 'XX000', 'efa-sync serve: the embedded database failed on this statement and is restarted; your session state is gone'), readyForQuery('I')]));
     }
-    entry.messages.length = 0;
+    // What it pipelined after runs in the new session (restartEngine queues it first).
     void this.restartEngine(`no ReadyForQuery for client ${entry.client.id}`);
   }
 
-  private async restartEngine(why: string): Promise<void> {
+  private async restartEngine(why: string, renew = false): Promise<void> {
     const entry = this.running;
     if (this.restarting) return;
     this.restarting = true;
-    this.onProblem(`ending the running statement (${why}): PGlite restarts`);
+    this.renewDue = false;
+    this.onProblem(renew ? `opening PGlite again (${why})` : `ending the running statement (${why}): PGlite restarts`);
     try {
-      await this.engine.restart(why);
+      if (renew) await this.engine.renew(this.lastOwner === undefined ? undefined : this.clients.get(this.lastOwner)?.client.prefix, why);
+      else await this.engine.restart(why);
     } catch (e) {
       this.onProblem(`PGlite did not restart: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -177,14 +208,17 @@ export class SessionScheduler {
     if (entry === undefined) return;
     this.clearIdle();
     this.running = entry;
+    let hung = false;
     try {
       // A Sync ends a batch left open; ROLLBACK ends the transaction (a warning when there is none).
-      await this.engine.raw(Buffer.concat([Buffer.from([0x53, 0, 0, 0, 4]), simpleQuery('ROLLBACK')]));
-    } catch {
-      // The engine restarted or stopped: the transaction is gone either way.
+      await this.engine.raw(Buffer.concat([Buffer.from([0x53, 0, 0, 0, 4]), simpleQuery('ROLLBACK')]), OWN_CALL_DEADLINE_MS);
+    } catch (e) {
+      // The engine restarted or stopped: the transaction is gone either way. One that did not answer is restarted.
+      hung = e instanceof EngineStoppedError && e.name === 'EngineHungError';
     }
     if (this.running === entry) this.running = undefined;
     if (this.owner === entry) this.owner = undefined;
+    if (hung) return void this.restartEngine(`the rollback of a departed client did not answer within ${OWN_CALL_DEADLINE_MS / 1000} s`);
     this.pump();
   }
 
@@ -195,45 +229,56 @@ export class SessionScheduler {
       this.armIdle(this.owner);
       return;
     }
+    if (this.renewDue) return void this.restartEngine(`its memory grew past ${Math.round(this.maxEngineMemory / 2 ** 20)} MB (serve --max-engine-memory)`, true);
     const nextEntry = this.queue.shift();
     if (nextEntry === undefined) return;
     this.owner = nextEntry;
+    nextEntry.idleWaitedMs = 0;
     void this.runOwner(nextEntry);
   }
 
+  /** The owner is idle inside a transaction: past its allowance (idle-allowance.ts) it is rolled back and disconnected. */
   private armIdle(entry: Waiting): void {
-    if (this.idleTimer !== undefined || this.idleInTransactionMs <= 0) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
+    this.idle.arm(this.queue, (allowance) => {
       if (this.owner !== entry || this.running !== undefined || entry.messages.length > 0) return;
-      const seconds = Math.round(this.idleInTransactionMs / 100) / 10;
-      this.onProblem(`client ${entry.client.id} idle in a transaction for ${seconds} s: rolled back and disconnected`);
+      const seconds = Math.round(allowance / 100) / 10;
+      const others = this.queue.length === 0 ? '' : ` while ${this.queue.length} other client(s) waited`;
+      this.onProblem(`client ${entry.client.id} idle in a transaction for ${seconds} s${others}: rolled back and disconnected`);
       entry.client.fatal(
         '25P03',
-        `terminating connection due to idle-in-transaction timeout (${seconds} s; serve --idle-in-transaction-timeout): the session is shared, so others were waiting; the transaction was rolled back`,
+        `terminating connection due to idle-in-transaction timeout (${seconds} s${others}; serve --idle-in-transaction-timeout): the session is shared; the transaction was rolled back`,
       );
       this.remove(entry.client.id);
-    }, this.idleInTransactionMs);
-    this.idleTimer.unref();
+    });
   }
 
   private async runOwner(entry: Waiting): Promise<void> {
     this.running = entry;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      if (this.lastOwner !== entry.client.id) {
-        const live = [...this.clients.values()].map((w) => w.client.prefix);
-        const outgoing = this.lastOwner === undefined ? undefined : this.clients.get(this.lastOwner)?.client.prefix;
+    if (this.lastOwner !== entry.client.id) {
+      const live = [...this.clients.values()].map((w) => w.client.prefix);
+      const outgoing = this.lastOwner === undefined ? undefined : this.clients.get(this.lastOwner)?.client.prefix;
+      try {
         await this.engine.reset({ ...(outgoing === undefined ? {} : { outgoing }), incoming: entry.client.prefix, livePrefixes: live, settings: entry.client.settings });
         this.lastOwner = entry.client.id;
+      } catch (e) {
+        // Nothing of the client's ran: its messages wait for the new session (restartEngine queues them first).
+        this.onProblem(`the reset before client ${entry.client.id}'s turn failed (${e instanceof Error ? e.message : String(e)}): PGlite restarts`);
+        return void this.restartEngine('a reset between clients that failed or did not answer');
       }
-      const batch = Buffer.concat(entry.messages.splice(0));
+    }
+    // One unit (up to a Query or Sync) at a time: what a restart ends is then exactly one statement.
+    const unit = takeUnit(entry.messages);
+    entry.client.dequeued?.();
+    const ends = unit[unit.length - 1]?.[0] === QUERY || unit[unit.length - 1]?.[0] === SYNC;
+    let timer: NodeJS.Timeout | undefined;
+    try {
       if (this.statementTimeoutMs > 0) timer = setTimeout(() => this.timeOut(entry), this.statementTimeoutMs);
-      const answer = await this.engine.raw(batch);
+      const answer = await this.engine.raw(unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit));
       clearTimeout(timer);
-      if (expectsReady(batch) && !hasReady(answer)) return this.wedged(entry, answer.length);
-      if (this.clients.get(entry.client.id) === entry) entry.client.send(answer);
       const last = lastMessage(answer);
+      if (ends && last?.type !== 'Z') return this.wedged(entry, answer.length);
+      if (this.clients.get(entry.client.id) === entry) entry.client.send(answer);
+      if (this.maxEngineMemory > 0 && this.engine.memory > this.maxEngineMemory) this.renewDue = true;
       // Idle again: the session is free for the next client. Anything else (a transaction, a batch
       // without its Sync yet) keeps it. What the client pipelined meanwhile waits its turn in the queue.
       if (last?.type === 'Z' && last.status === 'I' && this.owner === entry) {
@@ -243,8 +288,7 @@ export class SessionScheduler {
     } catch (e) {
       clearTimeout(timer);
       if (e instanceof EngineStoppedError) {
-        const why = this.endedBecause ?? { code: CANCELED, text: `canceling statement due to user request (${e.message})` };
-        if (this.clients.get(entry.client.id) === entry && !this.stopped) entry.client.send(Buffer.concat([errorResponse('ERROR', why.code, why.text), readyForQuery('I')]));
+        if (this.clients.get(entry.client.id) === entry && !this.stopped) failUnit(entry, unit, this.endedBecause ?? { code: CANCELED, text: `canceling statement due to user request (${e.message})` });
         // restartEngine releases the session once PGlite is back.
         if (this.running === entry) this.running = undefined;
         return;
@@ -267,32 +311,5 @@ export class SessionScheduler {
   }
 }
 
-/** True when a batch holds a Query or a Sync: PostgreSQL then ends its answer with ReadyForQuery. */
-function expectsReady(batch: Buffer): boolean {
-  return typesOf(batch).some((t) => t === 0x51 || t === 0x53);
-}
-
-function hasReady(answer: Buffer): boolean {
-  return typesOf(answer).includes(0x5a);
-}
-
-/** The message types of a buffer of whole protocol messages. */
-function typesOf(bytes: Buffer): number[] {
-  const types: number[] = [];
-  for (let at = 0; at + 5 <= bytes.length; ) {
-    const length = bytes.readInt32BE(at + 1);
-    if (length < 4) break;
-    types.push(bytes[at] ?? 0);
-    at += 1 + length;
-  }
-  return types;
-}
-
 /** A simple-query message. */
-export function simpleQuery(sql: string): Buffer {
-  const body = Buffer.concat([Buffer.from(sql, 'utf8'), Buffer.from([0])]);
-  const head = Buffer.alloc(5);
-  head.write('Q', 0, 'latin1');
-  head.writeInt32BE(body.length + 4, 1);
-  return Buffer.concat([head, body]);
-}
+export const simpleQuery = (sql: string): Buffer => message('Q', cstring(sql));

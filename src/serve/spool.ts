@@ -12,7 +12,8 @@ const CHUNK_BYTES = 1024 * 1024;
  * cannot be paused, so an answer the socket cannot take now goes to a temporary file and is sent from
  * there as the client reads. serve's memory per client is then bounded by SPOOL_MEMORY_BYTES, not by
  * the size of the answers it left unread (ten clients not reading 50 MB answers held 1.1 GB before).
- * The file is removed when it has been sent, or when the client leaves.
+ * The file is removed when it has been sent, or when the client leaves; the unsent bytes are bounded
+ * by `maxBytes` (serve --max-spool): a client past it is disconnected, the others unaffected.
  */
 export class Spool {
   private dir: string | undefined;
@@ -21,12 +22,23 @@ export class Spool {
   private sent = 0;
   private closed = false;
 
-  constructor(private readonly socket: Socket) {
+  constructor(
+    private readonly socket: Socket,
+    /** Unsent bytes (in memory and in the file) beyond which `onOver` is called instead of writing. */
+    private readonly maxBytes: number,
+    private readonly onOver: () => void,
+  ) {
     socket.on('drain', () => this.pump());
   }
 
   write(bytes: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
+    if (this.socket.writableLength + this.written - this.sent + bytes.length > this.maxBytes) {
+      // Nothing of it is written: the file never grows past the bound (a client that never reads held 977 MB before).
+      this.close();
+      this.onOver();
+      return;
+    }
     if (this.fd === undefined && this.socket.writableLength + bytes.length <= SPOOL_MEMORY_BYTES) {
       this.socket.write(bytes);
       return;

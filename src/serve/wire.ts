@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
+import { Admission, refuseSocket, type Admitted } from './admission.js';
 import { checkFrontend } from './frontend.js';
-import { checkEncoding } from './guard.js';
 import { CANCEL_REQUEST, cstring, errorResponse, FrameReader, GSSENC_REQUEST, int32, message, parameterStatus, PROTOCOL_3, readCString, readyForQuery, SSL_REQUEST } from './protocol.js';
 import { ScramExchange } from './scram.js';
 import type { SessionScheduler } from './session.js';
 import { Spool } from './spool.js';
+import { startupSettings } from './startup.js';
 
 /**
  * The front door of `serve`: the PostgreSQL protocol as far as a client sees it (startup, SCRAM,
@@ -15,8 +16,13 @@ import { Spool } from './spool.js';
  * - before authentication a message may be 10 kB (the startup packet, the password exchange), and
  *   startup plus password must be done within `authTimeoutMs`;
  * - after it, a message may be `maxMessageBytes`; a longer one is refused (FATAL 54000);
- * - `maxConnections` sockets at most, counting those still logging in; one more is told
- *   "too many connections" (FATAL 53300) rather than dropped silently.
+ * - `maxConnections` sockets at most, counting those still logging in, and `maxConnectionsPerAddress`
+ *   from one address (admission.ts); one more is told "too many connections" (FATAL 53300);
+ * - a client's messages waiting for the session are bounded (QUEUED_INPUT_BYTES): beyond it the
+ *   socket is not read, as PostgreSQL does not read a busy client's socket; its unread answers are
+ *   bounded by `maxSpoolBytes` (spool.ts);
+ * - a statement is parsed (the statement check) one message at a time, the event loop free between
+ *   two, so a client pipelining large statements does not stall others' logins.
  *
  * pg-gateway 0.2.4 was measured for this and not used (docs/analysts/serve.md): no SCRAM, a 1 GB message
  * buffered before authentication, unknown message types left unanswered, no cancel requests.
@@ -25,10 +31,8 @@ import { Spool } from './spool.js';
 const MECHANISM = 'SCRAM-SHA-256';
 export const PRE_AUTH_MESSAGE_BYTES = 10_000;
 
-/** Startup settings passed on; anything else a client sends at startup (`options`, …) is dropped. */
-const STARTUP_SETTINGS = new Map(
-  ['application_name', 'client_encoding', 'DateStyle', 'TimeZone', 'extra_float_digits', 'IntervalStyle'].map((name) => [name.toLowerCase(), name] as const),
-);
+/** A client's messages waiting for the session beyond which its socket is not read. */
+export const QUEUED_INPUT_BYTES = 16 * 1024 * 1024;
 
 export interface WireProxyOptions {
   readonly host: string;
@@ -36,6 +40,8 @@ export interface WireProxyOptions {
   readonly scheduler: SessionScheduler;
   /** What every client is told at startup (server_version, …), the client's own settings on top. */
   readonly serverSettings: ReadonlyMap<string, string>;
+  /** Every setting name the engine has, lower case: a startup parameter outside them is refused (42704). */
+  readonly knownSettings: ReadonlySet<string>;
   /** Required of every client when set (SCRAM-SHA-256). */
   readonly password?: string | undefined;
   /** `--write`: row changes pass the statement check too. */
@@ -43,10 +49,17 @@ export interface WireProxyOptions {
   /** False only in tests that show privilege alone holds: statements go to the database unchecked. */
   readonly guard?: boolean;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
+  /** A logged-in client idle this long is let go when every slot is taken and another connects; 0 = never. */
+  readonly idleSessionMs: number;
+  /** A client's unread answers beyond this end its connection (53400). */
+  readonly maxSpoolBytes: number;
   readonly authTimeoutMs: number;
   readonly maxMessageBytes: number;
   /** Told about each refused statement and failed password (for the log). */
   readonly onRefused?: (what: string, remote: string) => void;
+  /** Told about clients let go (idle, unread answers). */
+  readonly onProblem?: (what: string) => void;
 }
 
 export interface WireProxy {
@@ -59,18 +72,24 @@ interface Key {
   readonly secret: number;
 }
 
-function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map<number, Key>, release: () => void): void {
+function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map<number, Key>, admitted: Admitted, release: () => void): void {
   const remote = `${client.remoteAddress ?? '?'}:${client.remotePort ?? '?'}`;
   const frames = new FrameReader();
   const key: Key = { id, secret: randomBytes(4).readInt32BE(0) };
   const prefix = `efa${id}_`;
   let phase: 'startup' | 'sasl-first' | 'sasl-final' | 'ready' = 'startup';
   let user = 'postgres';
-  let settings: [string, string][] = [];
+  let settings: readonly (readonly [string, string])[] = [];
+  let reported: readonly (readonly [string, string])[] = [];
   const scram = options.password === undefined ? undefined : new ScramExchange(options.password);
-  const spool = new Spool(client);
+  const spool = new Spool(client, options.maxSpoolBytes, () => {
+    options.onProblem?.(`client ${id} (${remote}) left more than ${options.maxSpoolBytes} bytes of answers unread: disconnected`);
+    fail('53400', `efa-sync serve: more than ${options.maxSpoolBytes} bytes of answers left unread (serve --max-spool); the connection is closed`);
+  });
   const authTimer = setTimeout(() => fail('08006', `efa-sync serve: authentication not completed within ${options.authTimeoutMs / 1000} s`), options.authTimeoutMs);
   authTimer.unref();
+  /** A parse is due on the next turn of the event loop: the socket is not read meanwhile. */
+  let yielded = false;
 
   const session = {
     id,
@@ -81,7 +100,10 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     },
     send: (bytes: Buffer) => spool.write(bytes),
     fatal: (code: string, text: string) => fail(code, text),
+    dequeued: () => flow(),
   };
+  admitted.busy = () => options.scheduler.isBusy(id);
+  admitted.evict = (code, text) => fail(code, text);
 
   function fail(code: string, text: string): void {
     if (!client.destroyed) client.end(errorResponse('FATAL', code, text));
@@ -91,7 +113,6 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   }
 
   function close(): void {
-    // The slot is free as soon as the server has given up on the connection, not when the client has read its error.
     release();
     clearTimeout(authTimer);
     frames.clear();
@@ -101,13 +122,28 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     options.scheduler.remove(id);
   }
 
+  /** Reads the socket only while the client's queued messages are under their bound and no parse waits. */
+  function flow(): void {
+    if (client.destroyed) return;
+    const over = phase === 'ready' && options.scheduler.queuedBytes(id) > QUEUED_INPUT_BYTES;
+    if (over || yielded) client.pause();
+    else {
+      client.resume();
+      if (frames.size > 0) drain();
+    }
+  }
+
   const loggedIn = (): void => {
     clearTimeout(authTimer);
     phase = 'ready';
+    admitted.lastActive = Date.now();
     keys.set(id, key);
     options.scheduler.add(session);
     const shown = new Map(options.serverSettings);
-    for (const [name, value] of settings) shown.set(name, value);
+    for (const [name, value] of reported) {
+      for (const known of shown.keys()) if (known.toLowerCase() === name.toLowerCase()) shown.delete(known);
+      shown.set(name, value);
+    }
     const out: Buffer[] = [message('R', int32(0))];
     for (const [name, value] of shown) out.push(parameterStatus(name, value));
     out.push(message('K', Buffer.concat([int32(key.id), int32(key.secret)])), readyForQuery('I'));
@@ -125,16 +161,10 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
       at = value[1];
     }
     user = params.get('user') ?? 'postgres';
-    settings = [];
-    for (const [name, value] of params) {
-      const known = STARTUP_SETTINGS.get(name.toLowerCase());
-      if (known !== undefined) settings.push([known, value]);
-    }
-    const encoding = settings.find(([name]) => name === 'client_encoding');
-    if (encoding !== undefined) {
-      const refused = checkEncoding(encoding[1]);
-      if (refused !== undefined) return fail('0A000', `efa-sync serve: ${refused}; set PGCLIENTENCODING=UTF8 (or the client's encoding setting)`);
-    }
+    const checked = startupSettings(params, options.knownSettings, options.write);
+    if ('fatal' in checked) return fail(checked.fatal.code, checked.fatal.text);
+    settings = checked.settings;
+    reported = checked.reported;
     if (scram === undefined) return loggedIn();
     phase = 'sasl-first';
     client.write(message('R', Buffer.concat([int32(10), cstring(MECHANISM), Buffer.from([0])])));
@@ -163,6 +193,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   };
 
   const onMessage = (type: string, body: Buffer): void => {
+    admitted.lastActive = Date.now();
     const verdict = checkFrontend(type, body, { prefix, write: options.write, guard: options.guard !== false, refused: (why) => options.onRefused?.(why, remote) });
     if (verdict.kind === 'relay') options.scheduler.submit(session, verdict.bytes);
     else if (verdict.kind === 'terminate') {
@@ -199,8 +230,9 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     return true;
   };
 
-  client.on('data', (chunk: Buffer) => {
-    frames.push(chunk);
+  /** Handles the whole messages received; after one that is parsed (a statement), the rest wait for the next turn of the event loop. */
+  function drain(): void {
+    yielded = false;
     while (!client.destroyed && !client.writableEnded) {
       if (phase === 'startup') {
         if (!onUntyped()) return;
@@ -222,9 +254,25 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
       if (frames.size < length + 1) return;
       const whole = frames.take(length + 1);
       const type = String.fromCharCode(whole[0] ?? 0);
-      if (phase === 'ready') onMessage(type, whole.subarray(5));
-      else onPassword(type, whole.subarray(5));
+      if (phase !== 'ready') {
+        onPassword(type, whole.subarray(5));
+        continue;
+      }
+      onMessage(type, whole.subarray(5));
+      if ((type === 'Q' || type === 'P') && frames.size > 0) {
+        yielded = true;
+        setImmediate(() => {
+          yielded = false;
+          flow();
+        });
+      }
+      if (yielded || options.scheduler.queuedBytes(id) > QUEUED_INPUT_BYTES) return flow();
     }
+  }
+
+  client.on('data', (chunk: Buffer) => {
+    frames.push(chunk);
+    flow();
   });
   client.on('error', () => client.destroy());
   client.on('close', close);
@@ -232,26 +280,27 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
 
 export async function startWireProxy(options: WireProxyOptions): Promise<WireProxy> {
   const sockets = new Set<Socket>();
-  /** Connections that hold a slot: the open ones the server has not given up on. */
-  const counted = new Set<Socket>();
+  const admission = new Admission(
+    { maxConnections: options.maxConnections, perAddress: options.maxConnectionsPerAddress, idleSessionMs: options.idleSessionMs },
+    (what) => options.onProblem?.(what),
+  );
   const keys = new Map<number, Key>();
   let nextId = 1;
   const server = createServer((socket) => {
     socket.on('error', () => socket.destroy());
-    if (counted.size >= options.maxConnections) {
-      socket.end(errorResponse('FATAL', '53300', `sorry, too many clients already: efa-sync serve takes ${options.maxConnections} connections at a time (those still logging in count too)`));
-      setTimeout(() => socket.destroy(), 1000).unref();
-      return;
-    }
+    const address = socket.remoteAddress ?? '?';
+    const refused = admission.refusal(address);
+    if (refused !== undefined) return refuseSocket(socket, refused);
     sockets.add(socket);
-    const release = (): void => void counted.delete(socket);
-    counted.add(socket);
+    const admitted: Admitted = { socket, address, lastActive: undefined, busy: () => false, evict: () => socket.destroy() };
+    admission.add(admitted);
+    const release = (): void => admission.release(admitted);
     socket.on('close', () => {
       sockets.delete(socket);
       release();
     });
     socket.setNoDelay(true);
-    handle(socket, nextId++, options, keys, release);
+    handle(socket, nextId++, options, keys, admitted, release);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
