@@ -4,6 +4,7 @@ import { createLogger } from '../util/log.js';
 import { keepBareAcceptDeletions } from './accept-deletions.js';
 import { checkOptionValues, dropUnsetEnvironment, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { explainUncaught } from './database.js';
+import { registerDb } from './db-copy.js';
 import { registerDemo } from './demo.js';
 import { exitCodeHelp } from './exit-code-table.js';
 import { fileWritesAbandoned } from '../util/bounded-file.js';
@@ -58,6 +59,7 @@ registerDoctor(program);
 registerExport(program);
 registerDemo(program);
 registerHistory(program);
+registerDb(program);
 
 dropUnsetEnvironment(program);
 

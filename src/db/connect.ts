@@ -86,6 +86,11 @@ export interface Tx {
   /** COPY `table` (`columns`) FROM text-format data (see copy.ts); returns when the rows are in. */
   copyIn(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;
   /**
+   * The rows of `query` as COPY text (copy.ts), whole: the caller bounds the query (`db copy` reads a
+   * table a range of pages at a time, copy-warehouse.ts).
+   */
+  copyOut(query: string): Promise<string>;
+  /**
    * What lives for the connection's session (temporary tables created on it): the same set for every
    * transaction on the same connection.
    */
