@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { formatTable } from '../util/table.js';
 import { addCommonOptions, loggerFor, type CommonOptions } from './common.js';
 import { openMigratedDb, whenDatabaseLost } from './database.js';
+import { registerDbDump } from './db-dump.js';
 
 interface DbCopyOptions extends CommonOptions {
   to: string;
@@ -77,6 +78,7 @@ export function registerDbCopy(db: Command): void {
 
 /** `efa-sync db …`: the warehouse as a whole. */
 export function registerDb(program: Command): void {
-  const db = program.command('db').description('the warehouse as a whole: copy it into a PostgreSQL server');
+  const db = program.command('db').description('the warehouse as a whole: copy it into a PostgreSQL server, or dump it as SQL');
   registerDbCopy(db);
+  registerDbDump(db);
 }

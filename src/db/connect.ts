@@ -8,6 +8,8 @@ import type { Database } from './tables.js';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly kind: 'postgres' | 'pglite';
+  /** The PGlite instance of an embedded database, for tools that run inside it (pg_dump in WebAssembly: `db dump`). */
+  readonly embedded?: import('@electric-sql/pglite').PGlite;
   /** The URL with any password replaced, safe for logs and summaries. */
   readonly displayUrl: string;
   /**

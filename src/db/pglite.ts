@@ -44,6 +44,7 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
   return {
     kysely,
     kind: 'pglite',
+    embedded: pglite,
     displayUrl: memory ? 'pglite:memory' : `pglite:${dataDir}`,
     exec: async (script) => {
       try {

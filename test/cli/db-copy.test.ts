@@ -1,4 +1,5 @@
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -160,6 +161,38 @@ describe.skipIf(!reachable)('efa-sync db copy: the embedded warehouse into Postg
       await rm(lockFile, { force: true });
     }
     await withDb(target, async (db) => expect(await warehouseDigests(db)).toEqual(sourceDigests));
+  }, 300_000);
+
+  it('db dump: a schema and a data dump complete, and psql restores the data dump into PostgreSQL + PostGIS row for row', async () => {
+    const schemaFile = join(dir, 'schema.sql');
+    const schemaOnly = await cli(['db', 'dump', '--db', source, '--out', schemaFile, '--schema-only']);
+    expect(schemaOnly.code, schemaOnly.stderr.slice(-2000)).toBe(0);
+    const schema = await readFile(schemaFile, 'utf8');
+    expect(schema).toContain('CREATE TABLE efa.pins (');
+    expect(schema).toContain('CREATE FUNCTION efa.pins_as_of(');
+    expect(schema).not.toMatch(/^INSERT INTO/m);
+
+    const dumpFile = join(dir, 'efa.sql');
+    const dumped = await cli(['db', 'dump', '--db', source, '--out', dumpFile]);
+    expect(dumped.code, dumped.stderr.slice(-2000)).toBe(0);
+    const restoredName = `${targetName}_dump`;
+    await admin(`CREATE DATABASE ${restoredName}`);
+    try {
+      const u = new URL(server);
+      u.pathname = `/${restoredName}`;
+      const restored = u.toString();
+      const psql = spawnSync('psql', ['-X', '-q', '-d', restored, '-c', 'CREATE EXTENSION postgis', '-f', dumpFile], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      expect(psql.error).toBeUndefined();
+      // pg_dump 18 sets transaction_timeout, which PostgreSQL 15 and 16 do not know: the one error.
+      const errors = psql.stderr.split('\n').filter((l) => l.includes('ERROR'));
+      expect(errors.every((l) => l.includes('unrecognized configuration parameter "transaction_timeout"')), errors.join('\n')).toBe(true);
+      await withDb(restored, async (db) => {
+        expect(await warehouseDigests(db)).toEqual(sourceDigests);
+        expect(await answerDigest(db, asOfQuery)).toEqual(asOfBefore);
+      });
+    } finally {
+      await admin(`DROP DATABASE IF EXISTS ${restoredName} WITH (FORCE)`);
+    }
   }, 300_000);
 
   it('the next night on the server writes no entity row; --replace copies the source again over it', async () => {
