@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
-import { dbUrlChoice, openDb, redactUrl } from '../db/index.js';
+import { openDb, redactUrl } from '../db/index.js';
 import { copyWarehouse, type CopyProgress } from '../db/copy-warehouse.js';
 import { ConfigError } from '../errors.js';
 import { formatTable } from '../util/table.js';
 import { addCommonOptions, loggerFor, type CommonOptions } from './common.js';
 import { openMigratedDb, whenDatabaseLost } from './database.js';
-import { registerDbDump } from './db-dump.js';
+import { embeddedSource, registerDbDump } from './db-dump.js';
 
 interface DbCopyOptions extends CommonOptions {
   to: string;
@@ -36,15 +36,8 @@ export function registerDbCopy(db: Command): void {
     async (opts: DbCopyOptions) => {
       const log = loggerFor(opts);
       const to = targetUrl(opts.to);
-      const from = dbUrlChoice(opts.db);
-      if (!from.url.startsWith('pglite:')) {
-        throw new ConfigError(
-          `${from.from}: db copy reads an embedded database (pglite:<dir>), got ${redactUrl(from.url)}; give --db pglite:<dir> (from one PostgreSQL server to another: pg_dump and pg_restore)`,
-          from.from === '--db' ? 'db' : from.from,
-        );
-      }
       const started = Date.now();
-      const source = await openMigratedDb({ ...opts, db: from.url });
+      const source = await openMigratedDb({ ...opts, db: embeddedSource(opts.db, 'db copy') });
       try {
         const target = await openDb(to);
         try {

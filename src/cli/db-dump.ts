@@ -1,4 +1,5 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -20,6 +21,22 @@ interface DbDumpOptions extends CommonOptions {
 export const DUMP_SCHEMAS = ['efa', 'efa_partitions', 'efa_private'] as const;
 
 /**
+ * The embedded database `db copy` and `db dump` read: `--db` (else $DATABASE_URL, else the default),
+ * which must name a PGlite directory that holds a database; opening any other would create an empty
+ * warehouse and copy or dump nothing.
+ */
+export function embeddedSource(option: string | undefined, command: string): string {
+  const from = dbUrlChoice(option);
+  const field = from.from === '--db' ? 'db' : from.from;
+  if (!from.url.startsWith('pglite:')) {
+    throw new ConfigError(`${from.from}: ${command} reads an embedded database (pglite:<dir>), got ${redactUrl(from.url)}; give --db pglite:<dir> (from a PostgreSQL server: its own pg_dump and pg_restore)`, field);
+  }
+  const dir = from.url.slice('pglite:'.length);
+  if (!existsSync(join(resolve(dir === '' ? '.' : dir), 'PG_VERSION'))) throw new ConfigError(`${from.from}: ${from.url} holds no embedded database: nothing to ${command.replace('db ', '')}`, field);
+  return from.url;
+}
+
+/**
  * `efa-sync db dump --out file.sql`: pg_dump of the embedded warehouse, run inside the process by
  * PGlite's own WebAssembly build of it (@electric-sql/pglite-tools), since a pg_dump of the machine
  * refuses PGlite's PostgreSQL 18 when it is older. Plain SQL with INSERTs (that build's only form),
@@ -33,12 +50,9 @@ export function registerDbDump(db: Command): void {
     .option('--schema-only', 'the definitions without the rows');
   addCommonOptions(cmd, ['db', 'log'], { db: 'the embedded database to dump: pglite:<dir> (default $DATABASE_URL, else pglite:./.efa-sync/db)' }).action(async (opts: DbDumpOptions) => {
     const log = loggerFor(opts);
-    const from = dbUrlChoice(opts.db);
-    if (!from.url.startsWith('pglite:')) {
-      throw new ConfigError(`${from.from}: db dump reads an embedded database (pglite:<dir>), got ${redactUrl(from.url)}; for a PostgreSQL server use its own pg_dump`, from.from === '--db' ? 'db' : from.from);
-    }
+    const url = embeddedSource(opts.db, 'db dump');
     const { pgDump } = await import('@electric-sql/pglite-tools/pg_dump');
-    const source = await openDb(from.url);
+    const source = await openDb(url);
     try {
       const pg = source.embedded;
       if (pg === undefined) throw new Error(`${source.displayUrl} has no embedded instance to dump`);

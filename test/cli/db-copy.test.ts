@@ -225,5 +225,8 @@ describe('efa-sync db copy: its options', () => {
     expect(fromServer.code).toBe(2);
     expect(fromServer.stderr).toContain('--db: db copy reads an embedded database');
     expect(fromServer.stderr).not.toContain('hunter2');
+    const nothing = await runBuiltCli(['db', 'copy', '--db', 'pglite:/nonexistent/efa-db', '--to', 'postgres://127.0.0.1:1/y'], { EFA_LOG_FORMAT: 'json' });
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('--db: pglite:/nonexistent/efa-db holds no embedded database: nothing to copy');
   });
 });
