@@ -42,7 +42,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   {
     codes: [ExitCode.usage],
     meaning:
-      'bad usage, job file or configuration: the message names the field, or the flag or variable a bad value came from. Also an upstream that answers 404/401/403 or speaks another dialect than the job says, a PostgreSQL database that does not exist or refuses the user or password, a server without the TLS that `PGSSLMODE` or `sslmode` requires, a `PGSERVICE` no service file defines, an SQL error in `export --where`, and an `--accept-deletions` id that is no run of the job',
+      'bad usage, job file or configuration: the message names the field, or the flag or variable a bad value came from. Also an upstream that answers 404/401/403 or speaks another dialect than the job says, a PostgreSQL database that does not exist or refuses the user or password, a server without the TLS that `PGSSLMODE` or `sslmode` requires, a `PGSERVICE` no service file defines, an SQL error in `export --where`, an `--accept-deletions` id that is no run of the job, and a `db copy` target that already holds efa data (without `--replace`)',
     scheduler: '**do not retry**: it fails the same way until someone fixes the job or the environment',
   },
   {
@@ -51,7 +51,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
       'partial: some units failed after retries or could not be trusted, the request budget ran out, deletions were held by the mass-deletion guard, or the region answered no object at all. What was fetched is kept; nothing in an untrusted place was marked gone',
     scheduler: 'no immediate retry: the next night sweeps them again; alert if it repeats',
   },
-  { codes: [ExitCode.locked], meaning: 'another run of the same job holds the lock (the message names the holder run), or another `export --lake` writes the same folder (the message names its pid)', scheduler: 'do not retry: the other run is doing the work' },
+  { codes: [ExitCode.locked], meaning: 'another run of the same job holds the lock (the message names the holder run), another process has the embedded database open (the message names its pid), or another `export --lake` writes the same folder (the message names its pid)', scheduler: 'do not retry: the other run is doing the work' },
   {
     codes: [ExitCode.temporaryFailure],
     meaning:

@@ -4,6 +4,7 @@ import { createLogger } from '../util/log.js';
 import { keepBareAcceptDeletions } from './accept-deletions.js';
 import { checkOptionValues, dropUnsetEnvironment, outputSettingsFrom, outputSettingsFromArgv, reportFailure, type CommonOptions, type OutputSettings } from './common.js';
 import { explainUncaught } from './database.js';
+import { registerDb } from './db-copy.js';
 import { registerDemo } from './demo.js';
 import { registerDeployments } from './deployments.js';
 import { registerInit } from './init.js';
@@ -62,6 +63,7 @@ registerDemo(program);
 registerHistory(program);
 registerDeployments(program);
 registerInit(program);
+registerDb(program);
 
 dropUnsetEnvironment(program);
 

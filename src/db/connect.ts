@@ -8,6 +8,8 @@ import type { Database } from './tables.js';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly kind: 'postgres' | 'pglite';
+  /** The PGlite instance of an embedded database, for tools that run inside it (pg_dump in WebAssembly: `db dump`). */
+  readonly embedded?: import('@electric-sql/pglite').PGlite;
   /** The URL with any password replaced, safe for logs and summaries. */
   readonly displayUrl: string;
   /**
@@ -85,6 +87,11 @@ export interface Tx {
   readonly kysely: Kysely<Database>;
   /** COPY `table` (`columns`) FROM text-format data (see copy.ts); returns when the rows are in. */
   copyIn(table: string, columns: readonly string[], text: Iterable<string>): Promise<void>;
+  /**
+   * The rows of `query` as COPY text (copy.ts), whole: the caller bounds the query (`db copy` reads a
+   * table a range of pages at a time, copy-warehouse.ts).
+   */
+  copyOut(query: string): Promise<string>;
   /**
    * What lives for the connection's session (temporary tables created on it): the same set for every
    * transaction on the same connection.

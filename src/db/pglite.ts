@@ -44,6 +44,7 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
   return {
     kysely,
     kind: 'pglite',
+    embedded: pglite,
     displayUrl: memory ? 'pglite:memory' : `pglite:${dataDir}`,
     exec: async (script) => {
       try {
@@ -73,6 +74,7 @@ export async function openPglite(location: string, options: OpenDbOptions = {}, 
             copyIn: async (table, columns, text) => {
               await tx.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([...text]) });
             },
+            copyOut: async (query) => (await (await tx.query(`COPY (${query}) TO '/dev/blob'`)).blob?.text()) ?? '',
           });
         })
         .catch((e: unknown) => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { DatabaseRefusedError, pgOid, redactUrl, type Db, type OpenDbOptions } from './connect.js';
 import { LockedError, releaseJobKey, takeJobKey } from './lock.js';
 import type { Database } from './tables.js';
@@ -166,6 +166,7 @@ export async function openPostgres(url: string, options: OpenDbOptions): Promise
           kysely: kyselyOn(client),
           session: sessionOf(client),
           copyIn: (table, columns, text) => copyInto(client, table, columns, text),
+          copyOut: (query) => copyOutOf(client, query),
         });
         await client.query('COMMIT');
         return result;
@@ -236,4 +237,10 @@ function kyselyOn(client: pg.PoolClient): Kysely<Database> {
 async function copyInto(client: pg.PoolClient, table: string, columns: readonly string[], text: Iterable<string>): Promise<void> {
   const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
   await pipeline(Readable.from(text), stream);
+}
+
+async function copyOutOf(client: pg.PoolClient, query: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of client.query(copyTo(`COPY (${query}) TO STDOUT`))) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

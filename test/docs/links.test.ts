@@ -4,6 +4,7 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registerDb } from '../../src/cli/db-copy.js';
 import { registerDemo } from '../../src/cli/demo.js';
 import { registerDoctor } from '../../src/cli/doctor.js';
 import { registerExport } from '../../src/cli/export.js';
@@ -33,7 +34,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The program as src/cli/program.ts builds it (a command added there and not here fails the docs that name it). */
 function buildProgram(): Command {
   const program = new Command('efa-sync');
-  for (const register of [registerRun, registerPlan, registerMigrate, registerRuns, registerSim, registerLookup, registerReport, registerGrantReader, registerServe, registerDoctor, registerExport, registerDemo, registerHistory, registerDeployments, registerInit]) register(program);
+  for (const register of [registerRun, registerPlan, registerMigrate, registerRuns, registerSim, registerLookup, registerReport, registerGrantReader, registerServe, registerDoctor, registerExport, registerDemo, registerHistory, registerDeployments, registerInit, registerDb]) register(program);
   return program;
 }
 
