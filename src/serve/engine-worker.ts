@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteEngine } from '../db/pglite-engine.js';
-import { cstring, identifier, int32, literal, message, postgresAnswer } from './protocol.js';
+import { cstring, int32, message, postgresAnswer } from './protocol.js';
+import { startupSet } from './startup.js';
 import { ClientIdentity, prepareServeRoles, SERVE_ROLE, SERVE_WRITE_ROLE } from './role.js';
 
 /**
@@ -124,8 +125,8 @@ async function reset(request: ResetRequest): Promise<void> {
     await db.exec('DISCARD ALL');
   });
   for (const [name, value] of request.settings) {
-    // As the client role. A value PostgreSQL refuses (DateStyle 'nonsense') is left at its default, as the client sees in ParameterStatus.
-    await db.exec(`SET ${identifier(name)} = ${literal(value)}`).catch(() => undefined);
+    // As the client role. A value PostgreSQL refuses (DateStyle 'nonsense') is left at its default.
+    await db.exec(startupSet(name, value)).catch(() => undefined);
   }
   const statements = kept.get(request.incoming) ?? [];
   kept.delete(request.incoming);

@@ -1,3 +1,4 @@
+import { identifier, literal } from './protocol.js';
 import { checkEncoding, checkSetting } from './settings.js';
 
 /**
@@ -100,4 +101,28 @@ export function startupSettings(params: ReadonlyMap<string, string>, known: Read
   }
   const applied = [...settings].map(([name, value]) => [REPORTED.get(name) ?? name, value] as const);
   return { settings: applied, reported: applied.filter(([name]) => REPORTED.has(name.toLowerCase())) };
+}
+
+/** Settings whose value is a list of names (GUC_LIST_QUOTE): a startup value is split as PostgreSQL's SplitIdentifierString splits it. */
+const NAME_LISTS = new Set(['search_path']);
+
+/** The names of a list such as 'efa, "My Schema"': unquoted ones in lower case, quoted ones as written. */
+function splitNames(value: string): string[] {
+  const names: string[] = [];
+  const pattern = /\s*(?:"((?:[^"]|"")*)"|([^,]*?))\s*(?:,|$)/gy;
+  for (let match = pattern.exec(value); match !== null && pattern.lastIndex <= value.length; match = pattern.exec(value)) {
+    names.push(match[1] !== undefined ? match[1].replaceAll('""', '"') : (match[2] ?? '').toLowerCase());
+    if (pattern.lastIndex >= value.length) break;
+  }
+  return names.filter((name) => name !== '');
+}
+
+/**
+ * The SET statement that gives a setting the value a startup packet gives it: the value as one
+ * string, or, for a list of names, each name as its own element (SET search_path = 'efa,public' would
+ * name one schema "efa,public"). The client role runs it (set_config is revoked from it).
+ */
+export function startupSet(name: string, value: string): string {
+  const values = NAME_LISTS.has(name.toLowerCase()) ? splitNames(value) : [value];
+  return `SET ${identifier(name)} = ${values.length === 0 ? "''" : values.map(literal).join(', ')}`;
 }
