@@ -203,29 +203,35 @@ async function finish(ctx: RunContext, outcome: Outcome, before: number): Promis
 
 /**
  * efa.runs.requests recorded ahead of sending, a block at a time (one write per block, not per
- * request): after a SIGKILL the count is at least what was sent, at most a block above it. Every
- * end of a run (finished, stopped) writes the exact count.
+ * request), before the tokens it covers are taken (src/http/scheduler.ts): after a SIGKILL the
+ * count is at least what was sent, at most a block and a half above it. Every end of a run
+ * (finished, stopped) writes the exact count.
  */
 function requestJournal(db: Db, run: OpenedRun, before: number, concurrency: number, log: RunContext['log']): (sent: number) => Promise<void> | undefined {
   const block = Math.max(10, 2 * concurrency);
   let recorded = before;
   let writing: Promise<void> | undefined;
+  const write = (total: number): Promise<void> =>
+    (writing ??= (async () => {
+      const target = total + block - 1;
+      try {
+        await reserveRequests(db.kysely, run, target);
+      } catch (error) {
+        // The database's loss shows where the run writes; the requests go on meanwhile.
+        log.debug(`run ${run.runId}: recording the request count ahead failed: ${errorText(error)}`);
+      }
+      recorded = Math.max(recorded, target);
+    })().finally(() => (writing = undefined)));
   const ensure = async (total: number): Promise<void> => {
-    while (recorded < total) {
-      writing ??= (async () => {
-        const target = total + block - 1;
-        try {
-          await reserveRequests(db.kysely, run, target);
-        } catch (error) {
-          // The database's loss shows where the run writes; the requests go on meanwhile.
-          log.debug(`run ${run.runId}: recording the request count ahead failed: ${errorText(error)}`);
-        }
-        recorded = Math.max(recorded, target);
-      })().finally(() => (writing = undefined));
-      await writing;
-    }
+    while (recorded < total) await write(total);
   };
-  return (sent) => (before + sent <= recorded ? undefined : ensure(before + sent));
+  return (sent) => {
+    const total = before + sent;
+    // The next block is written once half of this one is used, while the requests go on: an attempt
+    // waits for the database only when the writes fall a whole block behind.
+    if (writing === undefined && total + block / 2 > recorded) void write(Math.max(total, recorded + 1));
+    return total <= recorded ? undefined : ensure(total);
+  };
 }
 
 /**
