@@ -143,9 +143,9 @@ export class TokenBucket {
       if (state !== 'pending') return;
       state = 'written';
       this.#pending -= 1;
-      const now = this.#clock.now();
-      this.#lastGrant = Math.max(this.#lastGrant, now);
-      const at = now + WIRE_GUARD_MS;
+      // The spacing stays from the grant: a connection's set-up delays every request alike, and
+      // spacing from the write would lower the rate by it. The log below keeps the ceiling.
+      const at = this.#clock.now() + WIRE_GUARD_MS;
       // Kept in order: a request written late may follow one granted after it.
       let i = this.#recent.length;
       while (i > 0 && (this.#recent[i - 1] ?? 0) > at) i -= 1;
