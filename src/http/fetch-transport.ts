@@ -87,7 +87,7 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
       // body here, once, so no excerpt, server message or stored raw record can carry them.
       const secrets = collectSecrets({ urls: [request.url], headers });
       // The rate limiter counts this request from the moment undici writes it, not from its grant.
-      expectWireReport();
+      const sendEnded = expectWireReport(request.signal, url);
       const started = performance.now();
       const exchange = new Exchange(request, deadlineMs);
       try {
@@ -115,6 +115,7 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
         throw classify(error, request, exchange, secrets);
       } finally {
         exchange.close();
+        sendEnded?.();
       }
     },
   };

@@ -14,7 +14,7 @@ import {
 import { isOutageSign, OutageCircuit, type OutageOptions, type OutageStats, type Probe } from './outage.js';
 import { InvalidSchedulerOptionError, requireInteger, requireNonNegative, requirePositive, type RequestSchedulerOptions } from './scheduler-options.js';
 import { TokenBucket, type Grant } from './token-bucket.js';
-import { runWithTicket } from './wire.js';
+import { attachTicket } from './wire.js';
 
 export { InvalidSchedulerOptionError, type RequestSchedulerOptions };
 import type { RequestScheduler, SchedulerEvent } from './types.js';
@@ -296,13 +296,14 @@ class Scheduler implements MeteredRequestScheduler {
     runSignal?.addEventListener('abort', onRunAbort, { once: true });
     if (runSignal?.aborted) controller.abort(runSignal.reason);
 
+    // The transport tells the grant when a request sent with this signal is written (wire.ts).
+    attachTicket(controller.signal, grant);
     const sentAt = this.#clock.now();
     this.#requestsSent += 1;
     this.#byOperation.set(operation, (this.#byOperation.get(operation) ?? 0) + 1);
     this.#emit({ kind: 'attempt', operation, attempt: attemptNo, at: sentAt });
     try {
-      // The transport tells the grant when the request is written (wire.ts), in this attempt's context.
-      const value = await runWithTicket(grant, () => attempt(controller.signal, attemptNo));
+      const value = await attempt(controller.signal, attemptNo);
       const now = this.#clock.now();
       this.#emit({ kind: 'success', operation, attempt: attemptNo, durationMs: now - sentAt });
       this.#applyRate(this.#rate.succeeded(sentAt, now));

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
 
 /**
@@ -15,36 +14,64 @@ export interface WireTicket {
   wrote(): void;
 }
 
-const attemptTicket = new AsyncLocalStorage<WireTicket>();
-/** Undici's request objects, to the ticket of the attempt whose fetch created them. */
+/**
+ * An attempt's ticket, by the abort signal the scheduler gives the attempt and the client hands on to
+ * the transport. Not an AsyncLocalStorage: on Node 22 that turns on promise hooks for every promise
+ * of the process, the writer's included (a night two of 200,000 pins took 6 s longer with it).
+ */
+const ticketBySignal = new WeakMap<AbortSignal, WireTicket>();
+/** Tickets of sends under way whose undici request is not created yet, by origin + path. */
+const awaitingRequest = new Map<string, WireTicket[]>();
+/** Undici's request objects, to the ticket of the send that created them. */
 const ticketOf = new WeakMap<object, WireTicket>();
 let subscribed = false;
 
-/** Runs an attempt with its ticket, which the transport's requests inside it report to. */
-export function runWithTicket<T>(ticket: WireTicket, attempt: () => T): T {
-  return attemptTicket.run(ticket, attempt);
+/** The scheduler: requests sent with this attempt's signal report their write to `ticket`. */
+export function attachTicket(signal: AbortSignal, ticket: WireTicket): void {
+  ticketBySignal.set(signal, ticket);
 }
 
 /**
- * Called by a transport on the runtime's fetch (undici) as a send starts, in the attempt's own turn:
- * undici's diagnostics channels say when each request it created here is written. `undici:request:create`
- * fires while the fetch is dispatched (still in the attempt's async context), `undici:client:sendHeaders`
- * when the head is on the socket, whenever that is.
+ * Called by a transport on the runtime's fetch (undici) as it sends `url` for an attempt: undici's
+ * diagnostics channels say when the request was written (`undici:request:create` as the fetch is
+ * dispatched, matched by origin and path; `undici:client:sendHeaders` when its head is on the socket).
+ * Returns what the transport calls when the send ends, or undefined when nothing reports.
  */
-export function expectWireReport(): void {
-  const ticket = attemptTicket.getStore();
-  if (ticket === undefined) return;
-  if (!subscribed) {
-    subscribed = true;
-    subscribe('undici:request:create', (message) => {
-      const request = (message as { request?: object }).request;
-      const current = attemptTicket.getStore();
-      if (request !== undefined && current !== undefined) ticketOf.set(request, current);
-    });
-    subscribe('undici:client:sendHeaders', (message) => {
-      const request = (message as { request?: object }).request;
-      if (request !== undefined) ticketOf.get(request)?.wrote();
-    });
-  }
+export function expectWireReport(signal: AbortSignal | undefined, url: URL): (() => void) | undefined {
+  const ticket = signal === undefined ? undefined : ticketBySignal.get(signal);
+  if (ticket === undefined) return undefined;
+  subscribeOnce();
   ticket.expectWire();
+  const key = url.origin + url.pathname + url.search;
+  const waiting = awaitingRequest.get(key);
+  if (waiting === undefined) awaitingRequest.set(key, [ticket]);
+  else waiting.push(ticket);
+  return () => {
+    // A fetch that failed before undici made its request (a refused URL) leaves its ticket here.
+    const left = awaitingRequest.get(key);
+    const index = left?.indexOf(ticket) ?? -1;
+    if (left === undefined || index < 0) return;
+    left.splice(index, 1);
+    if (left.length === 0) awaitingRequest.delete(key);
+  };
+}
+
+function subscribeOnce(): void {
+  if (subscribed) return;
+  subscribed = true;
+  subscribe('undici:request:create', (message) => {
+    const request = (message as { request?: { origin?: unknown; path?: unknown } }).request;
+    if (request === undefined) return;
+    const key = `${String(request.origin)}${String(request.path)}`;
+    const waiting = awaitingRequest.get(key);
+    // Two sends of one URL at once may swap tickets: both are pending, and both are written.
+    const ticket = waiting?.shift();
+    if (ticket === undefined) return;
+    if (waiting?.length === 0) awaitingRequest.delete(key);
+    ticketOf.set(request, ticket);
+  });
+  subscribe('undici:client:sendHeaders', (message) => {
+    const request = (message as { request?: object }).request;
+    if (request !== undefined) ticketOf.get(request)?.wrote();
+  });
 }
