@@ -262,8 +262,9 @@ class Scheduler implements MeteredRequestScheduler {
     const runSignal = this.#signal;
     // Everything that may wait happens before the token is taken: the budget, the outage circuit and
     // the count's journal. From the grant to the request's write there is no await (the attempt
-    // runs in the grant's own turn of the event loop), so the grants' spacing is the wire's spacing;
-    // an await in between let every request granted meanwhile leave together, past the ceiling.
+    // runs in the grant's own turn of the event loop): an await in between let every request granted
+    // meanwhile leave together, past the ceiling. A write that still waits for its connection is
+    // counted by the bucket until it happens (wire.ts).
     if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
     if (!probe && this.#circuit?.holding === true) return { ok: false, error: HELD, sentAt: this.#clock.now() };
     // This attempt's number among all that may still send: recorded ahead, before its token, so a
