@@ -8,7 +8,7 @@ import { packageRoot } from '../util/package-root.js';
 import { runJob } from '../run/index.js';
 import { formatTable } from '../util/table.js';
 import { addDbOption, addOutputOptions, loggerFor, type CommonOptions } from './common.js';
-import { printRunSummary } from './run.js';
+import { printRunSummary } from './run-report.js';
 import { connectionHelp, defaultServePort, psqlCommand } from './serve.js';
 
 /**

@@ -6,7 +6,7 @@ import { exportLake, lakeRelationsOf, openLake, parseDay } from '../lake/index.j
 import { loggerFor, positiveNumber, type CommonOptions } from './common.js';
 import { whenDatabaseLost } from './database.js';
 import { exportDbOptions, stopExportOnSignal } from './export-stop.js';
-import { parseNow } from './run.js';
+import { parseNow } from './now.js';
 
 /**
  * `efa-sync export --lake <dir>`: the time series and the history as Hive-partitioned GeoParquet

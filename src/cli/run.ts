@@ -2,15 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { DialectName } from '../efa/dialects/index.js';
-import { readLastSuccess, renderPrometheusMetrics, writeMetricsFile } from '../report/metrics.js';
-import { pushMetrics, pushgatewayGroupUrl, readPushedLastSuccess } from '../report/metrics-push.js';
 import { dbUrlChoice, openDb, PG_ENV_VARS, type DbUrlSource } from '../db/index.js';
 import { isSnapshotJob, loadJob, regionOrderHint, type ResolvedRegion } from '../job/index.js';
-import type { RateHistory } from '../run/client.js';
-import { PROBE_OPERATION, runJob, stoppedRunSummary, type LiveRun, type RunSummary } from '../run/index.js';
+import { runJob, stoppedRunSummary, type LiveRun, type RunSummary } from '../run/index.js';
 import { recordStopped } from '../db/runs.js';
 import { ConfigError, errorText, ExitCode, RunStoppedError } from '../errors.js';
-import { parseClock } from '../sim/clock.js';
+import { NOW_ENV, parseNow } from './now.js';
+import { logRunEnd, printRunSummary } from './run-report.js';
+import { pushRunMetrics, pushUrl, writeRunMetrics } from './run-metrics.js';
 import { stderrLogOutput, type Logger } from '../util/log.js';
 import { addCommonOptions, defaultStatementTimeoutS, loggerFor, OPTION_ENV, type CommonOptions } from './common.js';
 import { whenDatabaseLost } from './database.js';
@@ -36,62 +35,6 @@ interface RunOptions extends CommonOptions {
 }
 
 /**
- * The human end of every run on stderr, `--json` or not (journald and cron mail see it): "run N
- * <status> in …", and why a run failed or is partial.
- */
-export function logRunEnd(summary: RunSummary, log: Logger): void {
-  const probe = summary.requestsByOperation[PROBE_OPERATION] ?? 0;
-  const down = summary.outage === undefined ? '' : `, ${summary.outage.probes} while it was down (${summary.outage.waitedS} s waited)`;
-  log.info(`run ${summary.runId} ${summary.status} in ${summary.durationS}s: ${summary.requests} requests (${summary.retries} retries${probe > 0 ? `, ${probe} probing the upstream` : ''}${down})`);
-  // Why a run failed or is partial: the same line as efa.runs.error (redacted there already).
-  if (summary.error !== undefined && summary.status !== 'succeeded') {
-    const line = `run ${summary.runId} ${summary.status}: ${summary.error}`;
-    if (summary.status === 'failed') log.error(line);
-    else log.warn(line);
-  }
-}
-
-export function printRunSummary(summary: RunSummary, log: Logger): void {
-  const rel = Object.entries(summary.relations)
-    .map(([k, s]) => `${k} +${s.inserted} ~${s.updated} -${s.deleted} =${s.unchanged}`)
-    .join(', ');
-  logRunEnd(summary, log);
-  if (summary.rate) log.info(rateLine(summary.rate, summary.retries));
-  if (rel) log.info(`rows: ${rel}`);
-  if (summary.coord) {
-    log.info(`coordInfo: ${summary.coord.requests} requests for ${summary.coord.pins} pins; floor ceil(pins/max) = ${summary.coord.floor} (${summary.coord.ratio}x)`);
-  }
-  // One cause, one warning: the verdict above already counts the capped units; which they are is detail.
-  if (summary.capped.length > 0) {
-    const first = summary.capped.slice(0, 5).map((c) => `${c.unit} (${c.hits} hits)`).join(', ');
-    log.info(`capped tiles: ${summary.capped.length}${summary.capped.length > 5 ? `, the first ${first}` : `: ${first}`}; efa.run_tiles lists them all`);
-  }
-  for (const f of summary.failures.slice(0, 10)) log.warn(`failed ${f.operation} ${f.unit}: ${f.error}`);
-  if (summary.failures.length > 10) log.warn(`… and ${summary.failures.length - 10} more failures (efa.run_tiles has them all)`);
-}
-
-/** `--now`'s environment variable. */
-export const NOW_ENV = 'EFA_NOW';
-
-/**
- * `--now`: an ISO 8601 instant with a zone (the format of `sim --clock`), a real calendar time
- * (no 31 April, no 25:00, which Date would roll over silently).
- */
-export function parseNow(text: string, name: string): Date {
-  const parts = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text);
-  const [year, month, day, hour, minute, second] = (parts?.slice(1) ?? []).map((p) => Number(p ?? 0));
-  const calendar = parts !== null && month !== undefined && month >= 1 && month <= 12 && day !== undefined && year !== undefined &&
-    day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate() && (hour ?? 0) < 24 && (minute ?? 0) < 60 && (second ?? 0) < 60;
-  const bad = new ConfigError(`${name}: expected an ISO 8601 time with a zone, e.g. 2026-11-24T08:00:00+01:00 or 2026-11-24T07:00:00Z, got "${text}"`, name);
-  if (!calendar) throw bad;
-  try {
-    return parseClock(text, name);
-  } catch {
-    throw bad;
-  }
-}
-
-/**
  * Opens the database, saying so first when it is the embedded one: PGlite loads PostgreSQL compiled
  * to WebAssembly, and a first start of a version (initdb) takes about 15 s in which nothing else would be printed.
  */
@@ -109,13 +52,6 @@ async function openDbSaying(choice: { url: string; from: DbUrlSource }, log: Log
     log.info(`opening the embedded database ${dir}${first ? ' (first start: creating it; the first database of this efa-sync version takes 15 s or more)' : ''}…`);
   }
   return openDb(url, options);
-}
-
-/** The one line about the adaptive rate and retries (each change is a debug line). */
-export function rateLine(rate: RateHistory, retries: number): string {
-  const rps = (n: number): string => (Math.round(n * 10) / 10).toString();
-  const moves = rate.changes === 0 ? `steady at ${rps(rate.ceiling)} rps` : `${rate.changes} change${rate.changes === 1 ? '' : 's'}, between ${rps(rate.lowest)} and ${rps(rate.highest)} rps`;
-  return `rate: ${moves}; ${retries} retr${retries === 1 ? 'y' : 'ies'}`;
 }
 
 export function registerRun(program: Command): void {
@@ -301,51 +237,4 @@ function withEmptyRegionVerdict(summary: RunSummary, region: ResolvedRegion, log
   if (summary.coord === undefined || summary.coord.pins > 0 || summary.status === 'failed' || summary.capped.length > 0) return summary;
   log.warn(`coordInfo: the region answered no object at all in ${summary.coord.requests} request(s): ${regionOrderHint(region)}`);
   return summary.exitCode === ExitCode.succeeded ? { ...summary, exitCode: ExitCode.partial } : summary;
-}
-
-/**
- * The metrics of a run that happened: a file that cannot be written (a missing directory, no
- * permission, a full disk) is a warning, and the run keeps its own exit code: the data is in
- * the database either way, and a scheduler must not retry a sweep because of its metrics.
- */
-export async function writeRunMetrics(path: string, summary: RunSummary, log: Logger): Promise<boolean> {
-  try {
-    const previous = await readLastSuccess(path, summary.job);
-    await writeMetricsFile(path, renderPrometheusMetrics(summary, summary.job, previous === undefined ? {} : { previousLastSuccessS: previous }));
-    return true;
-  } catch (error) {
-    log.warn(`could not write the metrics file ${path}: ${errorText(error)}; the run's exit code ${summary.exitCode} stands`, { metricsFile: path });
-    return false;
-  }
-}
-
-/** `--metrics-push-url`: checked when parsed, so a typo is exit 2 before a night is swept. */
-function pushUrl(value: string): string {
-  try {
-    pushgatewayGroupUrl(value, 'job');
-  } catch {
-    throw new ConfigError(`--metrics-push-url: expected the http(s) URL of a Pushgateway (http://pushgateway:9091), got "${value}"`, 'metricsPushUrl');
-  }
-  return value;
-}
-
-/**
- * The metrics of a run pushed to a Pushgateway. As with the file, a gateway that is down or
- * refuses is a warning and the run keeps its exit code: the data is in the database, and a
- * CronJob must not sweep again because its metrics did not arrive. The last-success time of a
- * run that did not succeed is carried over from the metrics file, else from the gateway.
- */
-export async function pushRunMetrics(url: string, summary: RunSummary, log: Logger, metricsFile?: string): Promise<boolean> {
-  try {
-    const previous =
-      summary.status === 'succeeded'
-        ? undefined
-        : ((metricsFile ? await readLastSuccess(metricsFile, summary.job) : undefined) ?? (await readPushedLastSuccess(url, summary.job)));
-    await pushMetrics(url, summary.job, renderPrometheusMetrics(summary, summary.job, previous === undefined ? {} : { previousLastSuccessS: previous }));
-    log.debug(`pushed the metrics of run ${summary.runId} to ${pushgatewayGroupUrl(url, summary.job).origin}`);
-    return true;
-  } catch (error) {
-    log.warn(`could not push the metrics to ${redactUrl(url)}: ${errorText(error)}; the run's exit code ${summary.exitCode} stands`, { metricsPushUrl: redactUrl(url) });
-    return false;
-  }
 }

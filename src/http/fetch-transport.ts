@@ -9,6 +9,7 @@ import {
   ResponseTooLargeError,
 } from './errors.js';
 import type { HttpGet, HttpReply, Transport } from './types.js';
+import { expectWireReport } from './wire.js';
 
 export interface FetchTransportOptions {
   /** Sent unless the request sets its own `user-agent`. Default `efa-sync`. */
@@ -85,6 +86,8 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
       // Values a server may echo back (an API key in a "your request was …" message): cut from the
       // body here, once, so no excerpt, server message or stored raw record can carry them.
       const secrets = collectSecrets({ urls: [request.url], headers });
+      // The rate limiter counts this request from the moment undici writes it, not from its grant.
+      const sendEnded = expectWireReport(request.signal, url);
       const started = performance.now();
       const exchange = new Exchange(request, deadlineMs);
       try {
@@ -112,6 +115,7 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
         throw classify(error, request, exchange, secrets);
       } finally {
         exchange.close();
+        sendEnded?.();
       }
     },
   };

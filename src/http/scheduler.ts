@@ -13,7 +13,8 @@ import {
 } from './errors.js';
 import { isOutageSign, OutageCircuit, type OutageOptions, type OutageStats, type Probe } from './outage.js';
 import { InvalidSchedulerOptionError, requireInteger, requireNonNegative, requirePositive, type RequestSchedulerOptions } from './scheduler-options.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket, type Grant } from './token-bucket.js';
+import { attachTicket } from './wire.js';
 
 export { InvalidSchedulerOptionError, type RequestSchedulerOptions };
 import type { RequestScheduler, SchedulerEvent } from './types.js';
@@ -50,9 +51,11 @@ export interface MeteredRequestScheduler extends RequestScheduler {
    */
   watchOutages(options: OutageOptions): void;
   /**
-   * Called before each request leaves with the count it makes: a returned promise holds the request
-   * until it settles. A run records its count there ahead of sending, so a killed process leaves a
-   * count no lower than what the upstream received.
+   * Called before each attempt takes its token, with the count it would make (requests sent, plus
+   * attempts already past this point and waiting for theirs): a returned promise holds the attempt,
+   * before its token, until it settles. A run records its count there ahead of sending, so a killed
+   * process leaves a count no lower than what the upstream received; it never sits between a token
+   * and the request's write.
    */
   countBeforeSending(journal: (requestsSent: number) => Promise<void> | undefined): void;
 }
@@ -93,6 +96,8 @@ class Scheduler implements MeteredRequestScheduler {
   /** The last attempt that was answered: the outage circuit's probe sends it again. */
   #lastAnswered: ((signal: AbortSignal, attemptNo: number) => Promise<unknown>) | undefined;
   #journal: ((requestsSent: number) => Promise<void> | undefined) | undefined;
+  /** Requests sent plus attempts that passed their checks and wait for a token: the journal's count. */
+  #promised = 0;
 
   constructor(options: RequestSchedulerOptions) {
     requirePositive('requestsPerSecond', options.requestsPerSecond);
@@ -255,16 +260,30 @@ class Scheduler implements MeteredRequestScheduler {
     probe = false,
   ): Promise<Outcome<T>> {
     const runSignal = this.#signal;
-    // Checked before the token is taken, and again after: calls that queued while the budget was
-    // still open must not all slip through once it is spent.
-    // So is the outage circuit: attempts queued before the upstream was found down are not sent.
+    // Everything that may wait happens before the token is taken: the budget, the outage circuit and
+    // the count's journal. From the grant to the request's write there is no await (the attempt
+    // runs in the grant's own turn of the event loop): an await in between let every request granted
+    // meanwhile leave together, past the ceiling. A write that still waits for its connection is
+    // counted by the bucket until it happens (wire.ts).
     if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
     if (!probe && this.#circuit?.holding === true) return { ok: false, error: HELD, sentAt: this.#clock.now() };
-    await this.#bucket.acquire(runSignal);
-    if (this.#requestsSent >= this.#maxRequests) return this.#overBudget(operation);
-    if (!probe && this.#circuit?.holding === true) return { ok: false, error: HELD, sentAt: this.#clock.now() };
-    const journalled = this.#journal?.(this.#requestsSent + 1);
-    if (journalled !== undefined) await journalled;
+    // This attempt's number among all that may still send: recorded ahead, before its token, so a
+    // killed process leaves a count no lower than what the upstream received.
+    this.#promised += 1;
+    let grant: Grant | undefined;
+    try {
+      const journalled = this.#journal?.(this.#promised);
+      if (journalled !== undefined) await journalled;
+      grant = await this.#bucket.acquire(runSignal);
+    } finally {
+      if (grant === undefined) this.#promised -= 1;
+    }
+    // Checked again, without waiting: calls that queued while the budget was still open must not all
+    // slip through once it is spent, nor attempts queued before the upstream was found down.
+    if (this.#requestsSent >= this.#maxRequests || (!probe && this.#circuit?.holding === true)) {
+      this.#promised -= 1;
+      return this.#requestsSent >= this.#maxRequests ? this.#overBudget(operation) : { ok: false, error: HELD, sentAt: this.#clock.now() };
+    }
 
     const controller = new AbortController();
     let timedOut = false;
@@ -278,6 +297,8 @@ class Scheduler implements MeteredRequestScheduler {
     runSignal?.addEventListener('abort', onRunAbort, { once: true });
     if (runSignal?.aborted) controller.abort(runSignal.reason);
 
+    // The transport tells the grant when a request sent with this signal is written (wire.ts).
+    attachTicket(controller.signal, grant);
     const sentAt = this.#clock.now();
     this.#requestsSent += 1;
     this.#byOperation.set(operation, (this.#byOperation.get(operation) ?? 0) + 1);
@@ -294,6 +315,7 @@ class Scheduler implements MeteredRequestScheduler {
       const classified = timedOut && !isRetryHint(error) ? new HttpTimeoutError(operation, timeoutMs) : error;
       return { ok: false, error: classified, sentAt };
     } finally {
+      grant.settled();
       this.#clock.clearTimer(timer);
       runSignal?.removeEventListener('abort', onRunAbort);
     }

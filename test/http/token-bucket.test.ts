@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidRateError, TokenBucket } from '../../src/http/token-bucket.js';
+import { InvalidRateError, TokenBucket, WIRE_GUARD_MS } from '../../src/http/token-bucket.js';
 import { fakeClock, maxInWindow } from './fake-clock.js';
 
 afterEach(() => {
@@ -141,5 +141,49 @@ describe('TokenBucket', () => {
     expect(() => new TokenBucket(Number.NaN)).toThrow(InvalidRateError);
     expect(() => new TokenBucket(1).setRate(-1)).toThrow(InvalidRateError);
     expect(() => new TokenBucket(1).setRate(Number.POSITIVE_INFINITY)).toThrow(InvalidRateError);
+  });
+
+  it('counts a grant whose write is reported from that write, and holds the next while it is pending', async () => {
+    const clock = fakeClock();
+    const bucket = new TokenBucket(1, { clock });
+    const first = await bucket.acquire();
+    // The transport will report the write (a connection still to be made): pending until then.
+    first.expectWire();
+    let secondAt: number | undefined;
+    const second = bucket.acquire().then((grant) => {
+      secondAt = clock.now();
+      return grant;
+    });
+    await vi.advanceTimersByTimeAsync(5000);
+    // A pending request may leave at any moment: no other is granted in the meantime.
+    expect(secondAt).toBeUndefined();
+    first.wrote();
+    await vi.advanceTimersByTimeAsync(2000);
+    await second;
+    // Counted at its write (5000) and the guard after it: the next a full second later.
+    expect(secondAt).toBe(5000 + WIRE_GUARD_MS + 1000);
+  });
+
+  it('counts a pending grant in every window until its write, then at its write', async () => {
+    const clock = fakeClock();
+    const bucket = new TokenBucket(2, { clock });
+    const a = await bucket.acquire();
+    a.expectWire();
+    const { grants, done } = acquireMany(bucket, 2, clock.now);
+    await vi.advanceTimersByTimeAsync(700);
+    // b at 500 (a pending and b make two); c waits for b to leave the window at 1500.
+    expect(grants).toEqual([500]);
+    a.wrote();
+    await vi.advanceTimersByTimeAsync(2000);
+    await done;
+    // a now counts at 710: c waits for b (500) to leave, then still holds a window of two with a.
+    expect(grants).toEqual([500, 1500]);
+    expect(maxInWindow([700 + WIRE_GUARD_MS, ...grants])).toBe(2);
+    // A grant that ends without a reported write (it failed before) is counted when it ends.
+    const d = await bucket.acquire();
+    d.expectWire();
+    d.settled();
+    d.wrote();
+    expect(bucket.waiting).toBe(0);
   });
 });
