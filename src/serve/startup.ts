@@ -69,6 +69,12 @@ function optionSettings(options: string): [string, string][] | { readonly fatal:
   return out;
 }
 
+/**
+ * Settings PostgreSQL has but pg_settings does not list (GUC_NO_SHOW_ALL): `-c role=postgres` must be
+ * refused as a permission, like PostgreSQL refuses it to a reader, not called unknown.
+ */
+const HIDDEN_SETTINGS = new Set(['role', 'session_authorization', 'seed']);
+
 /** As PostgreSQL cleans an encoding name: letters and digits only ("'utf-8'", "UTF8" and "utf_8" are one name). */
 const cleanEncoding = (value: string): string => value.replace(/[^A-Za-z0-9]/g, '');
 
@@ -88,7 +94,7 @@ export function startupSettings(params: ReadonlyMap<string, string>, known: Read
   const settings = new Map<string, string>();
   for (const [rawName, rawValue] of given) {
     const name = rawName.toLowerCase();
-    if (!known.has(name)) return { fatal: { code: '42704', text: `unrecognized configuration parameter "${rawName.slice(0, 100)}"` } };
+    if (!known.has(name) && !HIDDEN_SETTINGS.has(name)) return { fatal: { code: '42704', text: `unrecognized configuration parameter "${rawName.slice(0, 100)}"` } };
     let value = rawValue;
     if (name === 'client_encoding') {
       const refused = checkEncoding(cleanEncoding(value));

@@ -104,7 +104,14 @@ describe('efa-sync serve against a hostile client', () => {
 
   it('refuses file, program and role attacks; keeps answering; the database opens afterwards', async () => {
     const served = await serve(dataDir, []);
-    const client = new pg.Client({ host: '127.0.0.1', port: served.port, user: 'postgres', database: 'postgres', options: '-c role=postgres' });
+    // A role asked for at startup is refused as PostgreSQL refuses it to a reader: FATAL, naming it, never dropped silently.
+    const asSuperuser = new pg.Client({ host: '127.0.0.1', port: served.port, user: 'postgres', database: 'postgres', options: '-c role=postgres' });
+    asSuperuser.on('error', () => undefined);
+    const startupRefusal = await asSuperuser.connect().then(() => undefined, (e: unknown) => e as { code?: string; message: string });
+    await asSuperuser.end().catch(() => undefined);
+    expect(startupRefusal?.code).toBe('42501');
+    expect(startupRefusal?.message).toMatch(/"role"/);
+    const client = new pg.Client({ host: '127.0.0.1', port: served.port, user: 'postgres', database: 'postgres' });
     const refusals: Record<string, string> = {};
     try {
       await client.connect();
@@ -116,7 +123,6 @@ describe('efa-sync serve against a hostile client', () => {
         [`SELECT 1; RESET SESSION AUTHORIZATION; COPY (SELECT 'x') TO '${join(dataDir, 'PG_VERSION')}'`],
         ['SET /* hidden */ "role" TO postgres'],
         [`SET U&"\\0072ole" = postgres`],
-        ['DISCARD ALL'],
         ["SELECT pg_catalog.set_config('session_authorization', 'postgres', false)"],
         ["SELECT query_to_xml('SELECT set_config(''role'', ''postgres'', false)', true, true, '')"],
         ["DO $$ BEGIN EXECUTE 'RESET SESSION AUTHORIZATION'; END $$"],
@@ -145,6 +151,10 @@ describe('efa-sync serve against a hostile client', () => {
         expect(outcome, query).not.toBe('ran');
         expect(outcome, query).toMatch(/efa-sync serve:|permission denied/);
       }
+      // DISCARD ALL (a pool's reset) is served as the client's own reset: it runs and leaves the role and read-only as they were.
+      await client.query('DISCARD ALL');
+      const afterDiscard = await client.query<{ u: string; ro: string }>("SELECT current_user AS u, current_setting('default_transaction_read_only') AS ro");
+      expect(afterDiscard.rows[0]).toEqual({ u: 'efa_serve', ro: 'on' });
       // Still the reader, still answering, QGIS-like reads work.
       const who = await client.query<{ u: string; s: string; sup: string }>("SELECT current_user AS u, session_user AS s, current_setting('is_superuser') AS sup");
       expect(who.rows[0]).toEqual({ u: 'efa_serve', s: 'efa_serve', sup: 'off' });
