@@ -128,9 +128,12 @@ describe('efa-sync serve: the embedded database over the PostgreSQL protocol', (
       expect(stdout).toMatch(/WRITES ALLOWED/);
       const url = urlOf(stdout);
       expect(url).toMatch(/^postgresql:\/\/postgres@127\.0\.0\.1:\d+\/postgres/);
-      const write = await psql(url, "UPDATE efa.runs SET error = 'touched by serve --write' WHERE job_name = 'serve-test' RETURNING run_id");
+      // --write changes rows of the harvested relations, never the runs ledger or the migrations.
+      const write = await psql(url, "UPDATE efa.pins SET name = 'touched by serve --write' WHERE fid = (SELECT min(fid) FROM efa.pins) RETURNING fid");
       expect(write.stderr).toBe('');
       expect(write.stdout).toMatch(/^\d+\nUPDATE 1/);
+      const ledger = await psql(url, "UPDATE efa.runs SET error = 'touched by serve --write' WHERE job_name = 'serve-test'");
+      expect(ledger.stderr).toMatch(/permission denied for table runs/);
     } finally {
       child.kill('SIGINT');
     }
@@ -139,8 +142,10 @@ describe('efa-sync serve: the embedded database over the PostgreSQL protocol', (
     // The write is in the database, seen by the next process.
     const db = await openDb(`pglite:${dataDir}`);
     try {
-      const r = await sql<{ error: string | null }>`SELECT error FROM efa.runs WHERE job_name = 'serve-test'`.execute(db.kysely);
-      expect(r.rows[0]?.error).toBe('touched by serve --write');
+      const r = await sql<{ name: string }>`SELECT name FROM efa.pins WHERE fid = (SELECT min(fid) FROM efa.pins)`.execute(db.kysely);
+      expect(r.rows[0]?.name).toBe('touched by serve --write');
+      const runs = await sql<{ error: string | null }>`SELECT error FROM efa.runs WHERE job_name = 'serve-test'`.execute(db.kysely);
+      expect(runs.rows[0]?.error).not.toBe('touched by serve --write');
     } finally {
       await db.close();
     }
