@@ -251,9 +251,13 @@ function handle(client: Socket, id: number, options: WireProxyOptions, check: St
     return true;
   };
 
-  /** Handles the whole messages received, up to one whose verdict is awaited. */
+  /**
+   * Handles the whole messages received, up to one whose verdict is awaited. Re-entered when a
+   * message handed to the session frees room (`dequeued`): each pass takes the next message, and
+   * none goes on past a message still being checked, so a client's messages keep their order.
+   */
   function drain(): void {
-    while (!client.destroyed && !client.writableEnded) {
+    while (!checking && !client.destroyed && !client.writableEnded) {
       if (phase === 'startup') {
         if (!onUntyped()) return;
         continue;
