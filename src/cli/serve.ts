@@ -122,11 +122,9 @@ export async function startServe(options: ServeOptions): Promise<Served> {
   const log = options.onProblem ?? (() => undefined);
   let engine: Engine | undefined;
   try {
-    // The proxy and its parser (libpg-query, WebAssembly) only for serve: a nightly run's process does not carry them.
-    const { loadGuard } = await import('../serve/guard.js');
+    // The proxy and its parser (libpg-query, WebAssembly, on worker threads: guard-pool.ts) only for serve: a nightly run's process does not carry them.
     const { startWireProxy } = await import('../serve/wire.js');
     const { SessionScheduler } = await import('../serve/session.js');
-    await loadGuard();
     const tempFileLimitKb = Math.max(1, Math.round((options.tempFileLimitBytes ?? defaultTempFileLimitMb * MB) / 1024));
     const started = new Engine({ dataDir, write: !readOnly, tempFileLimitKb }, (why) => {
       log(`${why}: opening the database again`);

@@ -1,4 +1,4 @@
-import { checkStatement, type GuardVerdict } from './guard.js';
+import type { GuardVerdict } from './guard.js';
 import { cstring, literal, message, readCString } from './protocol.js';
 
 /**
@@ -19,9 +19,9 @@ export type FrontendVerdict =
   | { readonly kind: 'terminate' }
   | { readonly kind: 'fatal'; readonly code: string; readonly text: string };
 
-/** The statement a refused one is replaced by: `efa_serve.refuse` raises the reason (SQLSTATE 42501). */
-function refusalSql(reason: string, parameters: number): string {
-  const call = `SELECT efa_serve.refuse(${literal(reason)})`;
+/** The statement a refused one is replaced by: `efa_serve.refuse` raises the reason (SQLSTATE 42501, or the verdict's code). */
+function refusalSql(reason: string, parameters: number, code: string | undefined): string {
+  const call = `SELECT efa_serve.refuse(${literal(reason)}${code === undefined ? '' : `, ${literal(code)}`})`;
   if (parameters === 0) return call;
   const columns = Array.from({ length: parameters }, (_, i) => `$${i + 1}::text`).join(', ');
   return `${call} FROM (SELECT ${columns}) AS ignored`;
@@ -63,6 +63,10 @@ class BodyReader {
   }
 }
 
+/** `then` applied at once to a verdict that is already there (the check off), later to one that is not. */
+const after = (verdict: GuardVerdict | Promise<GuardVerdict>, then: (v: GuardVerdict) => FrontendVerdict): FrontendVerdict | Promise<FrontendVerdict> =>
+  verdict instanceof Promise ? verdict.then(then) : then(verdict);
+
 const malformed = (type: string): FrontendVerdict => ({ kind: 'fatal', code: '08P01', text: `efa-sync serve: malformed "${type}" message` });
 
 /**
@@ -75,15 +79,24 @@ const malformed = (type: string): FrontendVerdict => ({ kind: 'fatal', code: '08
  */
 const own = (prefix: string, name: string): string => (name === '' ? '' : `${prefix}${name}`);
 
+/** The statement check (guard.ts), run where it may take its time (guard-pool.ts). */
+export type StatementCheck = (sql: string, write: boolean) => Promise<GuardVerdict>;
+
 export interface FrontendContext {
   readonly prefix: string;
   readonly write: boolean;
-  /** False only in tests (privilege alone must hold): every statement passes unchecked. */
-  readonly guard?: boolean;
+  /** Absent only in tests (privilege alone must hold): every statement passes unchecked. */
+  readonly check?: StatementCheck | undefined;
   readonly refused: (why: string) => void;
 }
 
-export function checkFrontend(type: string, body: Buffer, context: FrontendContext): FrontendVerdict {
+const UNCHECKED: GuardVerdict = { parameters: 0 };
+
+/**
+ * The verdict on one message: at once, or once its statement is checked (Query and Parse messages
+ * with the check on). The caller handles the client's next message only after this one's verdict.
+ */
+export function checkFrontend(type: string, body: Buffer, context: FrontendContext): FrontendVerdict | Promise<FrontendVerdict> {
   if (type === 'X') return { kind: 'terminate' };
   if (IGNORED.has(type)) return { kind: 'ignore' };
   if (type === 'F') {
@@ -99,10 +112,11 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
     case 'Q': {
       const sql = r.string();
       if (!r.complete) return malformed(type);
-      const verdict: GuardVerdict = context.guard === false ? { parameters: 0 } : checkStatement(sql, context.write);
-      if (verdict.refused === undefined) return { kind: 'relay', bytes: message('Q', cstring(verdict.rewrite?.sql ?? sql)) };
-      context.refused(verdict.refused);
-      return { kind: 'relay', bytes: message('Q', cstring(refusalSql(verdict.refused, 0))) };
+      return after(context.check?.(sql, context.write) ?? UNCHECKED, (verdict): FrontendVerdict => {
+        if (verdict.refused === undefined) return { kind: 'relay', bytes: message('Q', cstring(verdict.rewrite?.sql ?? sql)) };
+        context.refused(verdict.refused);
+        return { kind: 'relay', bytes: message('Q', cstring(refusalSql(verdict.refused, 0, verdict.code))) };
+      });
     }
     case 'P': {
       const name = r.string();
@@ -113,16 +127,17 @@ export function checkFrontend(type: string, body: Buffer, context: FrontendConte
       if (declared < 0) return malformed(type);
       r.skip(declared * 4);
       if (!r.complete) return malformed(type);
-      const checked: GuardVerdict = context.guard === false ? { parameters: 0 } : checkStatement(sql, context.write);
-      // A rewrite is several statements, which a Parse message cannot carry.
-      const verdict = checked.rewrite === undefined ? checked : { ...checked, refused: `efa-sync serve: ${checked.rewrite.tag} is served as a simple query only` };
-      let text = sql;
-      if (verdict.refused !== undefined) {
-        context.refused(verdict.refused);
-        // Declared types stay as they were; parameters the statement used beyond them are inferred as text.
-        text = refusalSql(verdict.refused, Math.max(declared, verdict.parameters));
-      }
-      return { kind: 'relay', bytes: message('P', Buffer.concat([cstring(own(context.prefix, name)), cstring(text), types])) };
+      return after(context.check?.(sql, context.write) ?? UNCHECKED, (checked): FrontendVerdict => {
+        // A rewrite is several statements, which a Parse message cannot carry.
+        const verdict = checked.rewrite === undefined ? checked : { ...checked, refused: `efa-sync serve: ${checked.rewrite.tag} is served as a simple query only` };
+        let text = sql;
+        if (verdict.refused !== undefined) {
+          context.refused(verdict.refused);
+          // Declared types stay as they were; parameters the statement used beyond them are inferred as text.
+          text = refusalSql(verdict.refused, Math.max(declared, verdict.parameters), verdict.code);
+        }
+        return { kind: 'relay', bytes: message('P', Buffer.concat([cstring(own(context.prefix, name)), cstring(text), types])) };
+      });
     }
     case 'B': {
       const portal = r.string();

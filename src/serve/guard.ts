@@ -54,8 +54,11 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
 /** Bounds on the work one statement may cost the guard (and PGlite's recursive planner after it). */
 export const MAX_TREE_NODES = 100_000;
 export const MAX_TREE_DEPTH = 1_000;
-/** Statement text longer than this is refused before parsing (parsing runs on the proxy's thread). */
+/** Statement text longer than this is refused before parsing (and before it is copied to the parser's thread, guard-pool.ts). */
 export const MAX_STATEMENT_CHARS = 1_000_000;
+
+/** SQLSTATE statement_too_complex: the parser could not read the statement within its stack or its deadline (guard-pool.ts). */
+export const TOO_COMPLEX = '54001';
 
 /** Why a tree is too large to check, or its objects in depth-first order: an explicit stack, never recursion. */
 function nodesOf(tree: unknown): Node[] | string {
@@ -102,6 +105,13 @@ export interface GuardVerdict {
    * client expects for it.
    */
   readonly rewrite?: { readonly sql: string; readonly tag: string };
+  /** The SQLSTATE the refusal is raised with when it is not 42501 (insufficient_privilege). */
+  readonly code?: string;
+  /**
+   * The parser failed other than on the statement's grammar (its WebAssembly stack, a trap): its
+   * instance may be left broken (a later parse trapped or spun for good), so it is replaced.
+   */
+  readonly parserBroken?: true;
 }
 
 /**
@@ -128,9 +138,21 @@ export function checkStatement(sql: string, write: boolean): GuardVerdict {
   }
 }
 
-function verdictOf(sql: string, write: boolean): GuardVerdict {
+/** The verdict on `sql` that needs no parse (empty, or too long to parse), or undefined. */
+export function verdictWithoutParse(sql: string): GuardVerdict | undefined {
   if (sql.trim() === '') return { parameters: 0 };
   if (sql.length > MAX_STATEMENT_CHARS) return { refused: `efa-sync serve: statements over ${MAX_STATEMENT_CHARS} characters are refused`, parameters: 0 };
+  return undefined;
+}
+
+/** The refusal of a statement the parser could not read: `why` says what stopped it. */
+export function tooComplex(why: string): GuardVerdict {
+  return { refused: `efa-sync serve: the statement is too complex to check (${why}): split or simplify it`, parameters: 0, code: TOO_COMPLEX };
+}
+
+function verdictOf(sql: string, write: boolean): GuardVerdict {
+  const early = verdictWithoutParse(sql);
+  if (early !== undefined) return early;
   let tree: unknown;
   try {
     tree = parseSync(sql);
@@ -140,7 +162,9 @@ function verdictOf(sql: string, write: boolean): GuardVerdict {
     // memory, which the server's may not share) is refused here.
     const details = (e as { sqlDetails?: { fileName?: string; message?: string } }).sqlDetails;
     if (GRAMMAR_FILES.has(details?.fileName ?? '') && !/memory|stack/i.test(details?.message ?? '')) return { parameters: 0 };
-    return { refused: `efa-sync serve: ${e instanceof Error ? e.message : String(e)}`, parameters: 0 };
+    const refused = tooComplex(`the parser failed: ${e instanceof Error ? e.message : String(e)}`);
+    // An error the parser reported (its own stack-depth check) leaves it sound; one it threw past itself does not.
+    return details === undefined ? { ...refused, parserBroken: true } : refused;
   }
   const nodes = nodesOf(tree);
   if (typeof nodes === 'string') return { refused: `efa-sync serve: ${nodes}`, parameters: 0 };

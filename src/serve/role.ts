@@ -77,10 +77,15 @@ export async function prepareServeRoles(db: PGlite): Promise<void> {
     COMMENT ON SCHEMA efa_serve IS 'efa-sync serve: what clients of a served embedded database run as (see README, serve)';
     CREATE OR REPLACE FUNCTION efa_serve.refuse(reason text) RETURNS void LANGUAGE plpgsql AS
       $fn$ BEGIN RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = reason; END $fn$;
+    -- A refusal with its own SQLSTATE (54001: a statement too complex to check).
+    CREATE OR REPLACE FUNCTION efa_serve.refuse(reason text, code text) RETURNS void LANGUAGE plpgsql AS
+      $fn$ BEGIN RAISE EXCEPTION USING ERRCODE = code, MESSAGE = reason; END $fn$;
     REVOKE ALL ON SCHEMA efa_serve FROM PUBLIC;
     REVOKE ALL ON FUNCTION efa_serve.refuse(text) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION efa_serve.refuse(text, text) FROM PUBLIC;
     GRANT USAGE ON SCHEMA efa_serve TO ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
     GRANT EXECUTE ON FUNCTION efa_serve.refuse(text) TO ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
+    GRANT EXECUTE ON FUNCTION efa_serve.refuse(text, text) TO ${SERVE_ROLE}, ${SERVE_WRITE_ROLE};
     DO $$ BEGIN
       -- A database efa-sync has not migrated yet has no schema efa: then there is nothing to read.
       IF EXISTS (SELECT FROM pg_namespace WHERE nspname = 'efa') THEN

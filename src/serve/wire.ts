@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import { Admission, refuseSocket, type Admitted } from './admission.js';
-import { checkFrontend } from './frontend.js';
+import { checkFrontend, type FrontendVerdict, type StatementCheck } from './frontend.js';
+import { GuardPool } from './guard-pool.js';
 import { CANCEL_REQUEST, cstring, errorResponse, FrameReader, GSSENC_REQUEST, int32, message, parameterStatus, PROTOCOL_3, readCString, readyForQuery, SSL_REQUEST } from './protocol.js';
 import { ScramExchange } from './scram.js';
 import type { SessionScheduler } from './session.js';
@@ -21,8 +22,9 @@ import { startupSettings } from './startup.js';
  * - a client's messages waiting for the session are bounded (QUEUED_INPUT_BYTES): beyond it the
  *   socket is not read, as PostgreSQL does not read a busy client's socket; its unread answers are
  *   bounded by `maxSpoolBytes` (spool.ts);
- * - a statement is parsed (the statement check) one message at a time, the event loop free between
- *   two, so a client pipelining large statements does not stall others' logins.
+ * - a statement is parsed (the statement check) on a thread of its own (guard-pool.ts), within a
+ *   deadline, so a client pipelining hostile statements stalls no other client's login or answer;
+ *   a client's next message is read once its statement's verdict is in, so its order holds.
  *
  * pg-gateway 0.2.4 was measured for this and not used (docs/analysts/serve.md): no SCRAM, a 1 GB message
  * buffered before authentication, unknown message types left unanswered, no cancel requests.
@@ -72,7 +74,7 @@ interface Key {
   readonly secret: number;
 }
 
-function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map<number, Key>, admitted: Admitted, release: () => void): void {
+function handle(client: Socket, id: number, options: WireProxyOptions, check: StatementCheck | undefined, keys: Map<number, Key>, admitted: Admitted, release: () => void): void {
   const remote = `${client.remoteAddress ?? '?'}:${client.remotePort ?? '?'}`;
   const frames = new FrameReader();
   const key: Key = { id, secret: randomBytes(4).readInt32BE(0) };
@@ -88,8 +90,9 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   });
   const authTimer = setTimeout(() => fail('08006', `efa-sync serve: authentication not completed within ${options.authTimeoutMs / 1000} s`), options.authTimeoutMs);
   authTimer.unref();
-  /** A parse is due on the next turn of the event loop: the socket is not read meanwhile. */
-  let yielded = false;
+  /** A statement's verdict is awaited: the client's next messages wait for it (the socket is not read meanwhile). */
+  let checking = false;
+  let closed = false;
 
   const session = {
     id,
@@ -113,6 +116,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
   }
 
   function close(): void {
+    closed = true;
     release();
     clearTimeout(authTimer);
     frames.clear();
@@ -122,11 +126,11 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     options.scheduler.remove(id);
   }
 
-  /** Reads the socket only while the client's queued messages are under their bound and no parse waits. */
+  /** Reads the socket only while the client's queued messages are under their bound and no verdict is awaited. */
   function flow(): void {
     if (client.destroyed) return;
     const over = phase === 'ready' && options.scheduler.queuedBytes(id) > QUEUED_INPUT_BYTES;
-    if (over || yielded) client.pause();
+    if (over || checking) client.pause();
     else {
       client.resume();
       if (frames.size > 0) drain();
@@ -192,9 +196,26 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     loggedIn();
   };
 
-  const onMessage = (type: string, body: Buffer): void => {
+  /** Handles one message; false when its verdict is awaited (the next message waits for it). */
+  const onMessage = (type: string, body: Buffer): boolean => {
     admitted.lastActive = Date.now();
-    const verdict = checkFrontend(type, body, { prefix, write: options.write, guard: options.guard !== false, refused: (why) => options.onRefused?.(why, remote) });
+    const verdict = checkFrontend(type, body, { prefix, write: options.write, check, refused: (why) => options.onRefused?.(why, remote) });
+    if (!(verdict instanceof Promise)) {
+      act(verdict);
+      return true;
+    }
+    checking = true;
+    verdict
+      .then((v) => (closed ? undefined : act(v)))
+      .catch((e: unknown) => fail('XX000', `efa-sync serve: the statement could not be checked (${e instanceof Error ? e.message : String(e)})`))
+      .finally(() => {
+        checking = false;
+        flow();
+      });
+    return false;
+  };
+
+  const act = (verdict: FrontendVerdict): void => {
     if (verdict.kind === 'relay') options.scheduler.submit(session, verdict.bytes);
     else if (verdict.kind === 'terminate') {
       client.end();
@@ -230,10 +251,13 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
     return true;
   };
 
-  /** Handles the whole messages received; after one that is parsed (a statement), the rest wait for the next turn of the event loop. */
+  /**
+   * Handles the whole messages received, up to one whose verdict is awaited. Re-entered when a
+   * message handed to the session frees room (`dequeued`): each pass takes the next message, and
+   * none goes on past a message still being checked, so a client's messages keep their order.
+   */
   function drain(): void {
-    yielded = false;
-    while (!client.destroyed && !client.writableEnded) {
+    while (!checking && !client.destroyed && !client.writableEnded) {
       if (phase === 'startup') {
         if (!onUntyped()) return;
         continue;
@@ -258,15 +282,7 @@ function handle(client: Socket, id: number, options: WireProxyOptions, keys: Map
         onPassword(type, whole.subarray(5));
         continue;
       }
-      onMessage(type, whole.subarray(5));
-      if ((type === 'Q' || type === 'P') && frames.size > 0) {
-        yielded = true;
-        setImmediate(() => {
-          yielded = false;
-          flow();
-        });
-      }
-      if (yielded || options.scheduler.queuedBytes(id) > QUEUED_INPUT_BYTES) return flow();
+      if (!onMessage(type, whole.subarray(5)) || options.scheduler.queuedBytes(id) > QUEUED_INPUT_BYTES) return flow();
     }
   }
 
@@ -286,6 +302,9 @@ export async function startWireProxy(options: WireProxyOptions): Promise<WirePro
   );
   const keys = new Map<number, Key>();
   let nextId = 1;
+  const guard = options.guard === false ? undefined : new GuardPool({ onProblem: (what) => options.onProblem?.(what) });
+  await guard?.start();
+  const check: StatementCheck | undefined = guard === undefined ? undefined : (sql, write) => guard.check(sql, write);
   const server = createServer((socket) => {
     socket.on('error', () => socket.destroy());
     const address = socket.remoteAddress ?? '?';
@@ -300,11 +319,14 @@ export async function startWireProxy(options: WireProxyOptions): Promise<WirePro
       release();
     });
     socket.setNoDelay(true);
-    handle(socket, nextId++, options, keys, admitted, release);
+    handle(socket, nextId++, options, check, keys, admitted, release);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
+  }).catch(async (e: unknown) => {
+    await guard?.stop();
+    throw e;
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
@@ -313,7 +335,7 @@ export async function startWireProxy(options: WireProxyOptions): Promise<WirePro
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
+        server.close(() => void (guard?.stop() ?? Promise.resolve()).then(() => resolve()));
       }),
   };
 }
