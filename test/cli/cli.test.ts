@@ -15,7 +15,7 @@ describe('the command line', () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
     const commands = [...r.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]);
-    expect(commands).toEqual(['run', 'plan', 'migrate', 'runs', 'sim', 'lookup', 'report', 'grant-reader', 'serve', 'doctor', 'export', 'history', 'deployments', 'init', 'help']);
+    expect(commands).toEqual(['run', 'plan', 'migrate', 'runs', 'sim', 'lookup', 'report', 'grant-reader', 'serve', 'doctor', 'export', 'history', 'deployments', 'init', 'db', 'help']);
   });
 
   it('exits 2 naming the field of a bad job file', async () => {
