@@ -43,6 +43,8 @@ export class Engine {
   private carried: EngineWorkerData['kept'];
   /** PGlite's WebAssembly memory after the last request, in bytes (it never shrinks while the worker lives). */
   memory = 0;
+  /** The session's statement_timeout in ms (0: none) after the last request: the owner's, for serve's watchdog. */
+  clientStatementTimeoutMs = 0;
 
   constructor(
     private readonly data: EngineWorkerData,
@@ -60,6 +62,7 @@ export class Engine {
         if (reply.ready === true) {
           this.rolesPrepared = true;
           this.memory = reply.memory ?? 0;
+          this.clientStatementTimeoutMs = reply.statementTimeoutMs ?? 0;
           worker.off('error', reject);
           resolve();
         }
@@ -73,6 +76,7 @@ export class Engine {
       if (waiting === undefined) return;
       this.pending.delete(reply.id);
       if (reply.memory !== undefined) this.memory = reply.memory;
+      if (reply.statementTimeoutMs !== undefined) this.clientStatementTimeoutMs = reply.statementTimeoutMs;
       waiting.resolve(reply);
     });
     worker.on('error', () => undefined);

@@ -1,6 +1,7 @@
 import { EngineEscapedError, EngineStoppedError, OWN_CALL_DEADLINE_MS, type Engine } from './engine.js';
+import { DISCARD_ALL_AS_READER } from './guard.js';
 import { IdleAllowance } from './idle-allowance.js';
-import { cstring, errorResponse, lastMessage, message, readyForQuery, takeUnit } from './protocol.js';
+import { answerAsOne, cstring, errorResponse, lastMessage, message, readyForQuery, takeUnit } from './protocol.js';
 import { failUnit, skipToSync, type SessionClient, type Waiting } from './session-client.js';
 
 export type { SessionClient } from './session-client.js';
@@ -40,6 +41,8 @@ const CANCELED = '57014';
 const DISCONNECT_GRACE_MS = 2_000;
 const QUERY = 0x51;
 const SYNC = 0x53;
+/** A client's DISCARD ALL as the guard rewrites it (guard.ts): answered as the one statement it replaces. */
+const DISCARD_ALL_QUERY = message('Q', cstring(DISCARD_ALL_AS_READER));
 
 export class SessionScheduler {
   private readonly clients = new Map<number, Waiting>();
@@ -161,12 +164,23 @@ export class SessionScheduler {
     this.idle.clear(this.queue);
   }
 
-  /** The running client's statement ran past --statement-timeout: it is ended by restarting PGlite. */
-  private timeOut(entry: Waiting): void {
+  /**
+   * The watchdog of the owner's next message: the smaller of the client's own statement_timeout (the
+   * session's, read after its last message; PGlite never fires it) and --statement-timeout; 0 = none.
+   */
+  private timeoutFor(): { readonly ms: number; readonly clients: boolean } {
+    const own = this.engine.clientStatementTimeoutMs;
+    if (own > 0 && (this.statementTimeoutMs === 0 || own < this.statementTimeoutMs)) return { ms: own, clients: true };
+    return { ms: this.statementTimeoutMs, clients: false };
+  }
+
+  /** The running client's statement ran past its statement_timeout or --statement-timeout: it is ended by restarting PGlite. */
+  private timeOut(entry: Waiting, limit: { readonly ms: number; readonly clients: boolean }): void {
     if (this.running !== entry) return;
-    const seconds = Math.round(this.statementTimeoutMs / 100) / 10;
-    this.endedBecause = { code: CANCELED, text: `canceling statement due to statement timeout (${seconds} s; serve --statement-timeout)` };
-    this.onProblem(`client ${entry.client.id} (${entry.client.remote}): statement timeout after ${seconds} s`);
+    const seconds = Math.round(limit.ms / 100) / 10;
+    // The client's own setting is answered in PostgreSQL's words; serve's bound says where it comes from.
+    this.endedBecause = { code: CANCELED, text: `canceling statement due to statement timeout${limit.clients ? '' : ` (${seconds} s; serve --statement-timeout)`}` };
+    this.onProblem(`client ${entry.client.id} (${entry.client.remote}): statement timeout after ${seconds} s${limit.clients ? ' (its own statement_timeout)' : ''}`);
     void this.restartEngine(`the statement timeout of client ${entry.client.id}`);
   }
 
@@ -272,9 +286,12 @@ export class SessionScheduler {
     const ends = unit[unit.length - 1]?.[0] === QUERY || unit[unit.length - 1]?.[0] === SYNC;
     let timer: NodeJS.Timeout | undefined;
     try {
-      if (this.statementTimeoutMs > 0) timer = setTimeout(() => this.timeOut(entry), this.statementTimeoutMs);
-      const answer = await this.engine.raw(unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit));
+      const limit = this.timeoutFor();
+      if (limit.ms > 0) timer = setTimeout(() => this.timeOut(entry, limit), limit.ms);
+      const sent = unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit);
+      const ran = await this.engine.raw(sent);
       clearTimeout(timer);
+      const answer = sent.equals(DISCARD_ALL_QUERY) ? answerAsOne(ran, 'DISCARD ALL') : ran;
       const last = lastMessage(answer);
       if (ends && last?.type !== 'Z') return this.wedged(entry, answer.length);
       if (this.clients.get(entry.client.id) === entry) entry.client.send(answer);
