@@ -1,7 +1,7 @@
 import { EngineEscapedError, EngineStoppedError, OWN_CALL_DEADLINE_MS, type Engine } from './engine.js';
-import { DISCARD_ALL_AS_READER } from './guard.js';
+import { discardAll } from './discard-all.js';
 import { IdleAllowance } from './idle-allowance.js';
-import { answerAsOne, cstring, errorResponse, lastMessage, message, readyForQuery, takeUnit } from './protocol.js';
+import { cstring, errorResponse, lastMessage, message, readyForQuery, takeUnit } from './protocol.js';
 import { failUnit, skipToSync, type SessionClient, type Waiting } from './session-client.js';
 
 export type { SessionClient } from './session-client.js';
@@ -41,8 +41,6 @@ const CANCELED = '57014';
 const DISCONNECT_GRACE_MS = 2_000;
 const QUERY = 0x51;
 const SYNC = 0x53;
-/** A client's DISCARD ALL as the guard rewrites it (guard.ts): answered as the one statement it replaces. */
-const DISCARD_ALL_QUERY = message('Q', cstring(DISCARD_ALL_AS_READER));
 
 export class SessionScheduler {
   private readonly clients = new Map<number, Waiting>();
@@ -61,6 +59,8 @@ export class SessionScheduler {
   private readonly maxEngineMemory: number;
   /** What the running client is told when PGlite is restarted under its statement. */
   private endedBecause: { readonly code: string; readonly text: string } | undefined;
+  /** The transaction status of the session's last ReadyForQuery ('I' after a restart or a hand-over). */
+  private status = 'I';
 
   constructor(
     private readonly engine: Engine,
@@ -208,6 +208,7 @@ export class SessionScheduler {
     }
     this.restarting = false;
     this.endedBecause = undefined;
+    this.status = 'I';
     // The session (and every transaction in it) is new: nobody owns it, no reset is due.
     if (this.owner === entry) this.owner = undefined;
     if (this.running === entry) this.running = undefined;
@@ -232,6 +233,7 @@ export class SessionScheduler {
     }
     if (this.running === entry) this.running = undefined;
     if (this.owner === entry) this.owner = undefined;
+    this.status = 'I';
     if (hung) return void this.restartEngine(`the rollback of a departed client did not answer within ${OWN_CALL_DEADLINE_MS / 1000} s`);
     this.pump();
   }
@@ -274,6 +276,7 @@ export class SessionScheduler {
       try {
         await this.engine.reset({ ...(outgoing === undefined ? {} : { outgoing }), incoming: entry.client.prefix, livePrefixes: live, settings: entry.client.settings });
         this.lastOwner = entry.client.id;
+        this.status = 'I';
       } catch (e) {
         // Nothing of the client's ran: its messages wait for the new session (restartEngine queues them first).
         this.onProblem(`the reset before client ${entry.client.id}'s turn failed (${e instanceof Error ? e.message : String(e)}): PGlite restarts`);
@@ -288,11 +291,13 @@ export class SessionScheduler {
     try {
       const limit = this.timeoutFor();
       if (limit.ms > 0) timer = setTimeout(() => this.timeOut(entry, limit), limit.ms);
-      const sent = unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit);
-      const ran = await this.engine.raw(sent);
+      const joined = unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit);
+      const discard = discardAll(joined, this.status);
+      const ran = await this.engine.raw(discard?.run ?? joined);
       clearTimeout(timer);
-      const answer = sent.equals(DISCARD_ALL_QUERY) ? answerAsOne(ran, 'DISCARD ALL') : ran;
+      const answer = discard === undefined ? ran : discard.answer(ran);
       const last = lastMessage(answer);
+      if (last?.status !== undefined) this.status = last.status;
       if (ends && last?.type !== 'Z') return this.wedged(entry, answer.length);
       if (this.clients.get(entry.client.id) === entry) entry.client.send(answer);
       if (this.maxEngineMemory > 0 && this.engine.memory > this.maxEngineMemory) this.renewDue = true;
