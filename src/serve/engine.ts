@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineReply, EngineRequest, EngineWorkerData, ResetRequest } from './engine-worker.js';
 import { workerEntry } from '../util/worker-entry.js';
+import { collectAfterLargeAnswer, LARGE_ANSWER_BYTES } from './collect-garbage.js';
 import { cstring, message, splitMessages } from './protocol.js';
 
 /** PGlite could not answer: the worker was terminated (cancel, SIGTERM) or died. */
@@ -129,6 +130,8 @@ export class Engine {
     if (reply.error !== undefined) throw new Error(reply.error);
     if (reply.escaped === true) throw new EngineEscapedError('the session was not the client role after a client message');
     const out = reply.bytes ?? new Uint8Array(0);
+    // Sent on and dropped by the caller at once; only a collection gives its memory back.
+    if (out.byteLength >= LARGE_ANSWER_BYTES) collectAfterLargeAnswer();
     return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   }
 
