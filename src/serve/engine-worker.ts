@@ -55,6 +55,8 @@ export interface EngineReply {
   readonly ready?: true;
   /** PGlite's WebAssembly memory after the request, in bytes: it only grows, so serve restarts the engine to give it back. */
   readonly memory?: number;
+  /** The session's statement_timeout in ms (0: none) after the request: PGlite never fires it, serve's watchdog honours it (session.ts). */
+  readonly statementTimeoutMs?: number;
   /** The answer to 'keep': every client's kept statements. */
   readonly kept?: readonly (readonly [string, readonly Kept[]])[];
 }
@@ -146,11 +148,12 @@ port.on('message', (request: EngineRequest) => {
       const memory = db.Module.HEAPU8.byteLength;
       // Never expected: the lock holds by PostgreSQL's rules. Should it not, the session is not handed on.
       if (!identity.isClient) return { id: request.id, bytes, escaped: true, memory };
-      return { id: request.id, bytes, memory };
+      return { id: request.id, bytes, memory, statementTimeoutMs: identity.statementTimeoutMs };
     }
     if (request.op === 'reset') {
       await reset(request);
-      return { id: request.id };
+      // The incoming client's, from its startup settings (options=-c statement_timeout=…).
+      return { id: request.id, statementTimeoutMs: identity.statementTimeoutMs };
     }
     if (request.op === 'keep') {
       // Only ever between transactions (session.ts): nothing is open to end.
@@ -167,4 +170,4 @@ port.on('message', (request: EngineRequest) => {
     (e: unknown) => port.postMessage({ id: request.id, error: e instanceof Error ? e.message : String(e) } satisfies EngineReply),
   );
 });
-port.postMessage({ id: 0, ready: true, memory: db.Module.HEAPU8.byteLength } satisfies EngineReply);
+port.postMessage({ id: 0, ready: true, memory: db.Module.HEAPU8.byteLength, statementTimeoutMs: identity.statementTimeoutMs } satisfies EngineReply);

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineReply, EngineRequest, EngineWorkerData, ResetRequest } from './engine-worker.js';
 import { workerEntry } from '../util/worker-entry.js';
+import { collectAfterLargeAnswer, LARGE_ANSWER_BYTES } from './collect-garbage.js';
 import { cstring, message, splitMessages } from './protocol.js';
 
 /** PGlite could not answer: the worker was terminated (cancel, SIGTERM) or died. */
@@ -43,6 +44,8 @@ export class Engine {
   private carried: EngineWorkerData['kept'];
   /** PGlite's WebAssembly memory after the last request, in bytes (it never shrinks while the worker lives). */
   memory = 0;
+  /** The session's statement_timeout in ms (0: none) after the last request: the owner's, for serve's watchdog. */
+  clientStatementTimeoutMs = 0;
 
   constructor(
     private readonly data: EngineWorkerData,
@@ -60,6 +63,7 @@ export class Engine {
         if (reply.ready === true) {
           this.rolesPrepared = true;
           this.memory = reply.memory ?? 0;
+          this.clientStatementTimeoutMs = reply.statementTimeoutMs ?? 0;
           worker.off('error', reject);
           resolve();
         }
@@ -73,6 +77,7 @@ export class Engine {
       if (waiting === undefined) return;
       this.pending.delete(reply.id);
       if (reply.memory !== undefined) this.memory = reply.memory;
+      if (reply.statementTimeoutMs !== undefined) this.clientStatementTimeoutMs = reply.statementTimeoutMs;
       waiting.resolve(reply);
     });
     worker.on('error', () => undefined);
@@ -125,6 +130,8 @@ export class Engine {
     if (reply.error !== undefined) throw new Error(reply.error);
     if (reply.escaped === true) throw new EngineEscapedError('the session was not the client role after a client message');
     const out = reply.bytes ?? new Uint8Array(0);
+    // Sent on and dropped by the caller at once; only a collection gives its memory back.
+    if (out.byteLength >= LARGE_ANSWER_BYTES) collectAfterLargeAnswer();
     return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   }
 

@@ -179,3 +179,19 @@ export async function postgresAnswer(bytes: Uint8Array, exec: (unit: Uint8Array)
   }
   return out;
 }
+
+export const commandComplete = (tag: string): Buffer => message('C', cstring(tag));
+
+/**
+ * The answer to several statements run in place of one (DISCARD ALL, run as the reader role may run
+ * it: guard.ts) as PostgreSQL answers that one: CommandComplete `tag`, or the first error, then the
+ * final ReadyForQuery. Notices and ParameterStatus (a setting RESET ALL changed) are kept, as
+ * PostgreSQL sends them too; the parts' row descriptions, rows and tags are not.
+ */
+export function answerAsOne(answer: Uint8Array, tag: string): Buffer {
+  const parts = splitMessages(answer);
+  const ready = parts.findLast((m) => m[0] === READY);
+  const error = parts.find((m) => m[0] === 0x45);
+  const kept = parts.filter((m) => m[0] === 0x4e || m[0] === 0x53);
+  return Buffer.concat([...kept, error ?? commandComplete(tag), ...(ready === undefined ? [] : [ready])]);
+}

@@ -1,4 +1,5 @@
 import { EngineEscapedError, EngineStoppedError, OWN_CALL_DEADLINE_MS, type Engine } from './engine.js';
+import { discardAll } from './discard-all.js';
 import { IdleAllowance } from './idle-allowance.js';
 import { cstring, errorResponse, lastMessage, message, readyForQuery, takeUnit } from './protocol.js';
 import { failUnit, skipToSync, type SessionClient, type Waiting } from './session-client.js';
@@ -58,6 +59,8 @@ export class SessionScheduler {
   private readonly maxEngineMemory: number;
   /** What the running client is told when PGlite is restarted under its statement. */
   private endedBecause: { readonly code: string; readonly text: string } | undefined;
+  /** The transaction status of the session's last ReadyForQuery ('I' after a restart or a hand-over). */
+  private status = 'I';
 
   constructor(
     private readonly engine: Engine,
@@ -161,12 +164,23 @@ export class SessionScheduler {
     this.idle.clear(this.queue);
   }
 
-  /** The running client's statement ran past --statement-timeout: it is ended by restarting PGlite. */
-  private timeOut(entry: Waiting): void {
+  /**
+   * The watchdog of the owner's next message: the smaller of the client's own statement_timeout (the
+   * session's, read after its last message; PGlite never fires it) and --statement-timeout; 0 = none.
+   */
+  private timeoutFor(): { readonly ms: number; readonly clients: boolean } {
+    const own = this.engine.clientStatementTimeoutMs;
+    if (own > 0 && (this.statementTimeoutMs === 0 || own < this.statementTimeoutMs)) return { ms: own, clients: true };
+    return { ms: this.statementTimeoutMs, clients: false };
+  }
+
+  /** The running client's statement ran past its statement_timeout or --statement-timeout: it is ended by restarting PGlite. */
+  private timeOut(entry: Waiting, limit: { readonly ms: number; readonly clients: boolean }): void {
     if (this.running !== entry) return;
-    const seconds = Math.round(this.statementTimeoutMs / 100) / 10;
-    this.endedBecause = { code: CANCELED, text: `canceling statement due to statement timeout (${seconds} s; serve --statement-timeout)` };
-    this.onProblem(`client ${entry.client.id} (${entry.client.remote}): statement timeout after ${seconds} s`);
+    const seconds = Math.round(limit.ms / 100) / 10;
+    // The client's own setting is answered in PostgreSQL's words; serve's bound says where it comes from.
+    this.endedBecause = { code: CANCELED, text: `canceling statement due to statement timeout${limit.clients ? '' : ` (${seconds} s; serve --statement-timeout)`}` };
+    this.onProblem(`client ${entry.client.id} (${entry.client.remote}): statement timeout after ${seconds} s${limit.clients ? ' (its own statement_timeout)' : ''}`);
     void this.restartEngine(`the statement timeout of client ${entry.client.id}`);
   }
 
@@ -194,6 +208,7 @@ export class SessionScheduler {
     }
     this.restarting = false;
     this.endedBecause = undefined;
+    this.status = 'I';
     // The session (and every transaction in it) is new: nobody owns it, no reset is due.
     if (this.owner === entry) this.owner = undefined;
     if (this.running === entry) this.running = undefined;
@@ -218,6 +233,7 @@ export class SessionScheduler {
     }
     if (this.running === entry) this.running = undefined;
     if (this.owner === entry) this.owner = undefined;
+    this.status = 'I';
     if (hung) return void this.restartEngine(`the rollback of a departed client did not answer within ${OWN_CALL_DEADLINE_MS / 1000} s`);
     this.pump();
   }
@@ -260,6 +276,7 @@ export class SessionScheduler {
       try {
         await this.engine.reset({ ...(outgoing === undefined ? {} : { outgoing }), incoming: entry.client.prefix, livePrefixes: live, settings: entry.client.settings });
         this.lastOwner = entry.client.id;
+        this.status = 'I';
       } catch (e) {
         // Nothing of the client's ran: its messages wait for the new session (restartEngine queues them first).
         this.onProblem(`the reset before client ${entry.client.id}'s turn failed (${e instanceof Error ? e.message : String(e)}): PGlite restarts`);
@@ -272,10 +289,15 @@ export class SessionScheduler {
     const ends = unit[unit.length - 1]?.[0] === QUERY || unit[unit.length - 1]?.[0] === SYNC;
     let timer: NodeJS.Timeout | undefined;
     try {
-      if (this.statementTimeoutMs > 0) timer = setTimeout(() => this.timeOut(entry), this.statementTimeoutMs);
-      const answer = await this.engine.raw(unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit));
+      const limit = this.timeoutFor();
+      if (limit.ms > 0) timer = setTimeout(() => this.timeOut(entry, limit), limit.ms);
+      const joined = unit.length === 1 ? (unit[0] as Buffer) : Buffer.concat(unit);
+      const discard = discardAll(joined, this.status);
+      const ran = await this.engine.raw(discard?.run ?? joined);
       clearTimeout(timer);
+      const answer = discard === undefined ? ran : discard.answer(ran);
       const last = lastMessage(answer);
+      if (last?.status !== undefined) this.status = last.status;
       if (ends && last?.type !== 'Z') return this.wedged(entry, answer.length);
       if (this.clients.get(entry.client.id) === entry) entry.client.send(answer);
       if (this.maxEngineMemory > 0 && this.engine.memory > this.maxEngineMemory) this.renewDue = true;

@@ -124,11 +124,13 @@ export function checkSetting(body: Node, write: boolean): string | undefined {
 const ENCODINGS = new Set(['utf8', 'unicode', 'sqlascii']);
 
 /**
- * Why a client_encoding is refused, or undefined. The name is cleaned as PostgreSQL's
- * clean_encoding_name does (every character but letters and digits dropped, lower case): 'utf-8',
- * UTF8, utf_8 and asyncpg's quoted `'utf-8'` all name UTF8.
+ * An encoding name as PostgreSQL's clean_encoding_name leaves it: every character but ASCII letters
+ * and digits dropped, lower case. 'utf-8', UTF8, utf_8 and asyncpg's quoted `'utf-8'` are all `utf8`.
  */
+export const cleanEncodingName = (value: string): string => value.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+
+/** Why a client_encoding is refused, or undefined; the name is cleaned here (cleanEncodingName), for every caller. */
 export function checkEncoding(value: string): string | undefined {
-  if (ENCODINGS.has(value.toLowerCase().replace(/[^a-z0-9]/g, ''))) return undefined;
+  if (ENCODINGS.has(cleanEncodingName(value))) return undefined;
   return `client_encoding ${JSON.stringify(value.slice(0, 40))} is not supported: the embedded database converts only UTF8`;
 }

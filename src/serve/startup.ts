@@ -1,5 +1,5 @@
 import { identifier, literal } from './protocol.js';
-import { checkEncoding, checkSetting } from './settings.js';
+import { checkEncoding, checkSetting, cleanEncodingName } from './settings.js';
 
 /**
  * The startup packet's parameters as PostgreSQL reads them: every parameter but user, database,
@@ -75,9 +75,6 @@ function optionSettings(options: string): [string, string][] | { readonly fatal:
  */
 const HIDDEN_SETTINGS = new Set(['role', 'session_authorization', 'seed']);
 
-/** As PostgreSQL cleans an encoding name: letters and digits only ("'utf-8'", "UTF8" and "utf_8" are one name). */
-const cleanEncoding = (value: string): string => value.replace(/[^A-Za-z0-9]/g, '');
-
 /**
  * What a client's startup parameters set, checked: `known` holds the setting names the engine has
  * (lower case), `write` is serve's --write. Later parameters win over earlier ones and over `options`,
@@ -97,9 +94,9 @@ export function startupSettings(params: ReadonlyMap<string, string>, known: Read
     if (!known.has(name) && !HIDDEN_SETTINGS.has(name)) return { fatal: { code: '42704', text: `unrecognized configuration parameter "${rawName.slice(0, 100)}"` } };
     let value = rawValue;
     if (name === 'client_encoding') {
-      const refused = checkEncoding(cleanEncoding(value));
+      const refused = checkEncoding(value);
       if (refused !== undefined) return { fatal: { code: '0A000', text: `efa-sync serve: ${refused}; set PGCLIENTENCODING=UTF8 (or the client's encoding setting)` } };
-      value = /^sqlascii$/i.test(cleanEncoding(value)) ? 'SQL_ASCII' : 'UTF8';
+      value = cleanEncodingName(value) === 'sqlascii' ? 'SQL_ASCII' : 'UTF8';
     }
     const refused = checkSetting({ kind: 'VAR_SET_VALUE', name, args: [{ A_Const: { sval: { sval: value } } }] }, write);
     if (refused !== undefined) return { fatal: { code: '42501', text: `permission denied to set parameter "${rawName.slice(0, 100)}": ${refused}` } };

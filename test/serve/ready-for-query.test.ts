@@ -109,6 +109,22 @@ describe.each([true, false])('serve answers as PostgreSQL does (statement check 
     c.client.socket.destroy();
   }, 60_000);
 
+  it('answers DISCARD ALL as PostgreSQL does: one CommandComplete, or its first error, and one ReadyForQuery', async () => {
+    const c = await raw();
+    expect(await c.send(query("set application_name = 'pooled'"), 1)).toMatch(/^(S )?C Z:I$/);
+    const from = c.client.received().length;
+    expect(await c.send(query('discard all'), 1)).toBe('C Z:I');
+    expect(c.client.received().subarray(from).toString('latin1')).toContain('C\0\0\0\x10DISCARD ALL\0');
+    expect(await c.send(query("select current_user || ' ' || current_setting('application_name') || ' ' || current_setting('default_transaction_read_only')"), 1)).toBe('T D C Z:I');
+    expect(c.client.received().toString('latin1')).toContain('efa_serve  on');
+    // Inside a transaction block: PostgreSQL's refusal (25001), the transaction failed; in a failed one, 25P02.
+    expect(await c.send(query('begin'), 1)).toBe('C Z:T');
+    expect(await c.send(query('discard all'), 1)).toBe('E:25001 Z:E');
+    expect(await c.send(query('discard all'), 1)).toBe('E:25P02 Z:E');
+    expect(await c.send(query('rollback'), 1)).toBe('C Z:I');
+    c.client.socket.destroy();
+  }, 60_000);
+
   it('answers node pg’s queued queries after an error each with its own rows', async () => {
     const client = new pg.Client({ host: '127.0.0.1', port: served.port, user: 'postgres', database: 'postgres' });
     await client.connect();
