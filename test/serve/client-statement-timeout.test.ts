@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
-import { serveBuilt, type Serving } from './serving.js';
+import { migratedWarehouse, serveBuilt, type Serving } from './serving.js';
 
 /**
  * A client's own statement_timeout is honoured (PGlite never fires it: serve's watchdog does), bounded
@@ -18,9 +16,7 @@ let served: Serving;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-timeout-'));
-  const db = await openDb(`pglite:${join(dir, 'db')}`);
-  await migrate(db);
-  await db.close();
+  await migratedWarehouse(join(dir, 'db'));
   served = await serveBuilt(join(dir, 'db'), ['--statement-timeout', '4']);
 }, 300_000);
 

@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
-import { frontend, rawClient, serveBuilt, startupPacket, type Serving } from './serving.js';
+import { frontend, migratedWarehouse, rawClient, serveBuilt, type Serving, startupPacket } from './serving.js';
 import { makeRng } from '../../src/sim/rng.js';
 
 /**
@@ -70,9 +68,7 @@ describe('serve: a bounded fuzz of the proxy', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-fuzz-'));
-    const db = await openDb(`pglite:${join(dir, 'db')}`);
-    await migrate(db);
-    await db.close();
+    await migratedWarehouse(join(dir, 'db'));
     served = await serveBuilt(join(dir, 'db'), ['--auth-timeout', '2', '--idle-in-transaction-timeout', '1', '--max-connections', '8']);
   }, 300_000);
 

@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
 import { runBuiltCli } from '../helpers/built-cli.js';
-import { frontend, rawClient, serveBuilt, sqlState, startupPacket, type Serving } from './serving.js';
+import { frontend, migratedWarehouse, rawClient, serveBuilt, type Serving, sqlState, startupPacket } from './serving.js';
 
 /**
  * Issue 29.1-5: no client of `efa-sync serve` can crash, wedge or starve it. Each case runs against
@@ -55,9 +54,7 @@ beforeAll(async () => {
   await rm(serveTmp, { recursive: true, force: true });
   await import('node:fs/promises').then((fs) => fs.mkdir(serveTmp));
   // The migrations alone (schema efa, the role's grants): no harvest needed for these cases.
-  const db = await openDb(`pglite:${dataDir}`);
-  await migrate(db);
-  await db.close();
+  await migratedWarehouse(dataDir);
 }, 300_000);
 
 afterAll(async () => {

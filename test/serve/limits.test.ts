@@ -5,9 +5,7 @@ import { join } from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
-import { frontend, hasReady, rawClient, serveBuilt, sqlState, startupPacket, type Serving } from './serving.js';
+import { frontend, hasReady, migratedWarehouse, rawClient, serveBuilt, type Serving, sqlState, startupPacket } from './serving.js';
 
 /**
  * Issue 54.1, 54.3-5: one careless or hostile client cannot take serve away from the others: no
@@ -54,9 +52,7 @@ beforeAll(async () => {
   dataDir = join(dir, 'db');
   serveTmp = join(dir, 'tmp');
   await mkdir(serveTmp);
-  const db = await openDb(`pglite:${dataDir}`);
-  await migrate(db);
-  await db.close();
+  await migratedWarehouse(dataDir);
   // A spill file a cancelled sort left: removed when the engine opens.
   await mkdir(join(dataDir, 'base', 'pgsql_tmp'), { recursive: true });
   await writeFile(join(dataDir, 'base', 'pgsql_tmp', 'pgsql_tmp42.0'), Buffer.alloc(1024));

@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
-import { frontend, hasReady, rawClient, serveBuilt, sqlState, startupPacket, type Serving } from './serving.js';
+import { frontend, hasReady, migratedWarehouse, rawClient, serveBuilt, type Serving, sqlState, startupPacket } from './serving.js';
 
 /**
  * Issue 54.1, 54.7: one client pipelining statements that break the statement check's parser (a
@@ -38,9 +36,7 @@ async function selectOne(port: number): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-parser-'));
   const dataDir = join(dir, 'db');
-  const db = await openDb(`pglite:${dataDir}`);
-  await migrate(db);
-  await db.close();
+  await migratedWarehouse(dataDir);
   served = await serveBuilt(dataDir, []);
 }, 300_000);
 

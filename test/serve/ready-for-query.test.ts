@@ -5,9 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
-import { frontend, rawClient, serveBuilt, sqlState, startupPacket, type Serving } from './serving.js';
+import { frontend, migratedWarehouse, rawClient, serveBuilt, type Serving, sqlState, startupPacket } from './serving.js';
 
 /**
  * Issue 53.1-3: serve answers the wire as PostgreSQL does, so drivers that count ReadyForQuery
@@ -43,9 +41,7 @@ let dataDir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'efa-sync-serve-rfq-'));
   dataDir = join(dir, 'db');
-  const db = await openDb(`pglite:${dataDir}`);
-  await migrate(db);
-  await db.close();
+  await migratedWarehouse(dataDir);
 }, 300_000);
 
 afterAll(async () => {

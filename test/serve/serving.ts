@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { builtCli, cleanEnv } from '../helpers/built-cli.js';
+import { migrate } from '../../src/db/migrate.js';
+import { openDb } from '../../src/db/index.js';
 
 /** `efa-sync serve` as a user starts it (the built CLI), on a free port; resolves once it prints the QGIS line. */
 export interface Serving {
@@ -85,4 +87,14 @@ export const hasReady = (got: Buffer): boolean => got.includes(Buffer.from([0x5a
 export function sqlState(got: Buffer): string | undefined {
   const at = got.indexOf(Buffer.from('\0C'));
   return at < 0 ? undefined : got.subarray(at + 2, at + 7).toString('latin1');
+}
+
+/** A new embedded warehouse at `dataDir` with the migrations alone (schema efa, the serve roles' grants): no harvest needed to serve it. */
+export async function migratedWarehouse(dataDir: string): Promise<void> {
+  const db = await openDb(`pglite:${dataDir}`);
+  try {
+    await migrate(db);
+  } finally {
+    await db.close();
+  }
 }
