@@ -87,13 +87,24 @@ function exceptionMessage(mod: PostgresModule, thrown: number): string {
   return `${library} raised ${typeName.replace(/[^\w:]/g, '')} (the input geometry or projection is probably invalid)`;
 }
 
+/** What of PostgreSQL's error reporting a JavaScript function called from inside the engine uses. */
+export type ErrorReporting = Pick<PostgresModule, '_errstart' | '_errcode' | '_errmsg_internal' | '_errfinish'>;
+
+/**
+ * Reports an ERROR with `sqlstate` through PostgreSQL's own errstart/errcode/errmsg/errfinish:
+ * errfinish unwinds like any ERROR and does not return. `format` is a C string in PostgreSQL's heap
+ * (cString), read as an argument-free format: a `%` in it must be doubled.
+ */
+export function reportError(mod: ErrorReporting, sqlstate: string, format: number): void {
+  mod._errstart(ERROR, 0);
+  mod._errcode(packSqlState(sqlstate));
+  mod._errmsg_internal(format, 0);
+  mod._errfinish(0, 0, 0);
+}
+
 /** Raises `message` as a PostgreSQL ERROR (XX000): errfinish unwinds like any ERROR and does not return. */
 function raiseError(mod: PostgresModule, message: string): never {
-  // errmsg_internal takes a format: the message goes in as an argument-free format, % doubled.
-  mod._errstart(ERROR, 0);
-  mod._errcode(packSqlState('XX000'));
-  mod._errmsg_internal(cString(mod, message.replaceAll('%', '%%')), 0);
-  mod._errfinish(0, 0, 0);
+  reportError(mod, 'XX000', cString(mod, message.replaceAll('%', '%%')));
   // Should it return, the statement still must not pass as a success.
   throw new Error(`the embedded database lost an error: ${message}`);
 }

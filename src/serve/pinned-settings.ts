@@ -1,3 +1,5 @@
+import { cString, reportError } from '../db/pglite-errors.js';
+
 /**
  * Settings a served client cannot change, by PostgreSQL's own rules rather than by the statement
  * check: each pinned setting gets a check hook (the mechanism PostgreSQL gives every setting to
@@ -41,7 +43,6 @@ const PGC_SUSET = 5;
 const PGC_S_OVERRIDE = 10;
 const PGC_BOOL = 0;
 const PGC_INT = 1;
-const ERROR = 21;
 const NAME = 0;
 const CONTEXT = 4;
 const VARTYPE = 24;
@@ -67,15 +68,6 @@ interface Pin {
 
 const view = (mod: GucModule): DataView => new DataView(mod.HEAPU8.buffer);
 
-function cString(mod: GucModule, text: string): number {
-  const bytes = Buffer.from(`${text}\0`, 'utf8');
-  const ptr = mod._malloc(bytes.length);
-  mod.HEAPU8.set(bytes, ptr);
-  return ptr;
-}
-
-/** MAKE_SQLSTATE('4','2','5','0','1'). */
-const INSUFFICIENT_PRIVILEGE = [...'42501'].reduce((packed, ch, i) => packed + (((ch.charCodeAt(0) - 48) & 0x3f) << (6 * i)), 0);
 
 /** The setting's record, checked to be what the offsets above assume; undefined when PostgreSQL has no such setting. */
 function recordOf(mod: GucModule, name: string, vartype: number): number | undefined {
@@ -99,12 +91,7 @@ export class PinnedSettings {
     private readonly mod: GucModule,
     readOnly: boolean,
   ) {
-    const refuse = (message: number): void => {
-      mod._errstart(ERROR, 0);
-      mod._errcode(INSUFFICIENT_PRIVILEGE);
-      mod._errmsg_internal(message, 0);
-      mod._errfinish(0, 0, 0);
-    };
+    const refuse = (message: number): void => reportError(mod, '42501', message);
     const boolPin = (name: string, why: string): void => {
       const record = recordOf(mod, name, PGC_BOOL);
       if (record === undefined) throw new Error(`efa-sync serve: PostgreSQL has no setting ${name}`);
