@@ -41,3 +41,21 @@ export function createBacklog(maxWeight: number): Backlog {
     },
   };
 }
+
+/**
+ * `fn` with a backlog of its own that is settled when it ends: its result once every piece is in,
+ * or its own failure (what is still running is waited for first, and its failures are not told
+ * over `fn`'s). Sweeps that run one after another and share it write while the next one asks.
+ */
+export async function withBacklog<T>(maxWeight: number, fn: (backlog: Backlog) => Promise<T>): Promise<T> {
+  const backlog = createBacklog(maxWeight);
+  let result: T;
+  try {
+    result = await fn(backlog);
+  } catch (error) {
+    await backlog.settle().catch(() => undefined);
+    throw error;
+  }
+  await backlog.settle();
+  return result;
+}

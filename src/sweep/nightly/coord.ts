@@ -9,7 +9,7 @@ import type { Job } from '../../job/index.js';
 import { tileBudgetOf, type SplitMemory, type Tile } from '../../tiling/index.js';
 import { failpoint } from '../../util/failpoint.js';
 import { errorText, isFatal } from '../../errors.js';
-import { createBacklog } from './backlog.js';
+import { withBacklog, type Backlog } from './backlog.js';
 import { ownedStationRows, withStationRejects } from './stations.js';
 import { keepMessages, storeRejects, type SweepContext } from './context.js';
 import { redactText } from '../../util/redact.js';
@@ -70,8 +70,18 @@ export interface CoordSweepOptions {
   readonly answered?: (tile: Tile, result: EfaResult<Pin>) => void;
   /** Records written in the same transaction as `tile`'s split (a pilot's strata, pending). */
   readonly alsoPending?: (tile: Tile) => readonly TileRecord[];
-  /** The pins a kept tile stored (owned by it, sharing vehicles aside), after its commit. */
-  readonly kept?: (tile: Tile, pins: readonly Pin[]) => void;
+  /**
+   * The pins a kept tile hands to the writer (owned by it, sharing vehicles aside), before they
+   * commit: what a plan counts is known once the sweep returns, while its writes may go on.
+   */
+  readonly handed?: (tile: Tile, pins: readonly Pin[]) => void;
+  /**
+   * The writes' backlog of a caller that runs sweeps one after another (the pilot's strata and
+   * blocks): the sweep returns once its requests are answered and its rows handed off, and the
+   * next one asks while they are written; the caller settles it. Default: the sweep's own, settled
+   * before it returns.
+   */
+  readonly writes?: Backlog;
 }
 
 /**
@@ -103,80 +113,78 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
   const firstNight = o.firstNight ?? (tiles.length > 0 && tiles.every((t) => t.known === undefined && t.depth === 0));
   let receivedTotal = 0;
   const answeredEmpty: { tile: Tile; attempts: number; durationMs: number }[] = [];
-  const writes = createBacklog(BACKLOG_ROWS);
 
-  const recordFailed = async (tile: Tile, startedAt: number, attempts: number, error: string): Promise<void> => {
-    await ctx.transact((tx) => recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'failed', attempts, hits: 0, durationMs: Date.now() - startedAt, error })]));
-    ctx.stats.addUnit('coordInfo', 'failed');
-    ctx.progress.unitDone(true);
-  };
-  const take = async (tile: Tile, outcome: TileOutcome, startedAt: number): Promise<void> => {
-    receivedTotal += outcome.received;
-    if (outcome.kind === 'failed') {
-      if (outcome.rejects.length > 0) await ctx.transact((tx) => storeRejects(ctx, tx, tile.id, outcome.rejects));
-      return recordFailed(tile, startedAt, outcome.attempts, outcome.error);
-    }
-    const done = { attempts: outcome.attempts, hits: outcome.received, durationMs: Date.now() - startedAt };
-    if (outcome.kind === 'split') {
-      await ctx.transact(async (tx) => {
-        await recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'split', ...done }), ...outcome.children.map(pendingRecord), ...(o.alsoPending?.(tile) ?? [])]);
-        failpoint('tile-commit');
-      });
-      ctx.stats.addUnit('coordInfo', 'split');
-      ctx.progress.split(outcome.children.length);
-      ctx.progress.unitDone();
-      return;
-    }
-    if (outcome.status === 'capped') ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: outcome.received });
-    if (outcome.received === 0 && firstNight) answeredEmpty.push({ tile, attempts: outcome.attempts, durationMs: done.durationMs });
-    if (outcome.status === 'incomplete') ctx.stats.incomplete.push({ operation: 'coordInfo', unit: tile.id, reason: outcome.reason ?? '' });
-    // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
-    const rows = outcome.owned.filter((h) => !isSharingVehicle(h)).map(toPinRow);
-    ctx.stats.vehiclesNotStored += outcome.owned.length - rows.length;
-    const stations = ownedStationRows(tile, outcome, ctx);
-    // The request slot is free once the rows are handed off; the one writer commits in the order
-    // it was given, so a split's record (awaited above) still commits before its children's rows.
-    await writes.add(rows.length + stations.length, async () => {
-      try {
-        // Handed to the writer before the tile's record: both commit in one transaction, or the
-        // stations first (a tile found pending again on resume merges them again, unchanged).
-        await Promise.all([
-          stations.length > 0 ? ctx.transact((tx) => mergeRows(tx, sharingStations, ctx.run, stations)) : undefined,
-          ctx.transact.rows(pins, rows, { tile: tileRecord(tile, { status: outcome.status, ...done }), unit: tile.id, rejects: outcome.rejects }),
-        ]);
-      } catch (error) {
-        if (isFatal(error)) throw error;
-        const message = redactText(`writing its rows failed: ${errorText(error)}`, ctx.secrets);
-        ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
-        return recordFailed(tile, startedAt, outcome.attempts, message);
+  // Takes the sweep's answers: rows are handed to `writes` and the request slot freed (BACKLOG_ROWS).
+  const answerAll = async (writes: Backlog): Promise<BoxSweepEnd> => {
+    const recordFailed = async (tile: Tile, startedAt: number, attempts: number, error: string): Promise<void> => {
+      await ctx.transact((tx) => recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'failed', attempts, hits: 0, durationMs: Date.now() - startedAt, error })]));
+      ctx.stats.addUnit('coordInfo', 'failed');
+      ctx.progress.unitDone(true);
+    };
+    const take = async (tile: Tile, outcome: TileOutcome, startedAt: number): Promise<void> => {
+      receivedTotal += outcome.received;
+      if (outcome.kind === 'failed') {
+        if (outcome.rejects.length > 0) await ctx.transact((tx) => storeRejects(ctx, tx, tile.id, outcome.rejects));
+        return recordFailed(tile, startedAt, outcome.attempts, outcome.error);
       }
-      ctx.stats.addUnit('coordInfo', outcome.status);
-      ctx.progress.unitDone();
-      o.kept?.(tile, outcome.owned.filter((h) => !isSharingVehicle(h)));
-    });
-  };
-  const sink: BoxSink = {
-    consequence: { incomplete: 'stored, but nothing in it is marked deleted' },
-    answered(tile, result) {
-      failpoint('request');
-      keepMessages(ctx, result.messages);
-      o.answered?.(tile, result);
-    },
-    redo: (again) => ctx.progress.addTotal(again.length),
-    take,
-  };
-  let end: BoxSweepEnd;
-  try {
-    end = await sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)).then(withStationRejects), step, sink, {
+      const done = { attempts: outcome.attempts, hits: outcome.received, durationMs: Date.now() - startedAt };
+      if (outcome.kind === 'split') {
+        await ctx.transact(async (tx) => {
+          await recordTiles(tx.kysely, runId, [tileRecord(tile, { status: 'split', ...done }), ...outcome.children.map(pendingRecord), ...(o.alsoPending?.(tile) ?? [])]);
+          failpoint('tile-commit');
+        });
+        ctx.stats.addUnit('coordInfo', 'split');
+        ctx.progress.split(outcome.children.length);
+        ctx.progress.unitDone();
+        return;
+      }
+      if (outcome.status === 'capped') ctx.stats.capped.push({ operation: 'coordInfo', unit: tile.id, hits: outcome.received });
+      if (outcome.received === 0 && firstNight) answeredEmpty.push({ tile, attempts: outcome.attempts, durationMs: done.durationMs });
+      if (outcome.status === 'incomplete') ctx.stats.incomplete.push({ operation: 'coordInfo', unit: tile.id, reason: outcome.reason ?? '' });
+      // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
+      const rows = outcome.owned.filter((h) => !isSharingVehicle(h)).map(toPinRow);
+      ctx.stats.vehiclesNotStored += outcome.owned.length - rows.length;
+      const stations = ownedStationRows(tile, outcome, ctx);
+      o.handed?.(tile, outcome.owned.filter((h) => !isSharingVehicle(h)));
+      // The request slot is free once the rows are handed off; the one writer commits in the order
+      // it was given, so a split's record (awaited above) still commits before its children's rows.
+      await writes.add(rows.length + stations.length, async () => {
+        try {
+          // Handed to the writer before the tile's record: both commit in one transaction, or the
+          // stations first (a tile found pending again on resume merges them again, unchanged).
+          await Promise.all([
+            stations.length > 0 ? ctx.transact((tx) => mergeRows(tx, sharingStations, ctx.run, stations)) : undefined,
+            ctx.transact.rows(pins, rows, { tile: tileRecord(tile, { status: outcome.status, ...done }), unit: tile.id, rejects: outcome.rejects }),
+          ]);
+        } catch (error) {
+          if (isFatal(error)) throw error;
+          const message = redactText(`writing its rows failed: ${errorText(error)}`, ctx.secrets);
+          ctx.log.warn(`coordInfo tile ${tile.id} failed: ${message}`);
+          return recordFailed(tile, startedAt, outcome.attempts, message);
+        }
+        ctx.stats.addUnit('coordInfo', outcome.status);
+        ctx.progress.unitDone();
+      });
+    };
+    const sink: BoxSink = {
+      consequence: { incomplete: 'stored, but nothing in it is marked deleted' },
+      answered(tile, result) {
+        failpoint('request');
+        keepMessages(ctx, result.messages);
+        o.answered?.(tile, result);
+      },
+      redo: (again) => ctx.progress.addTotal(again.length),
+      take,
+    };
+    return sweepBoxes(tiles, (tile) => ctx.client.coordInfoBox(coordRequest(cfg, tile)).then(withStationRejects), step, sink, {
       concurrency: ctx.job.rateLimit.concurrency,
       log: ctx.log,
       secrets: ctx.secrets,
     });
-  } finally {
-    // Nothing of the sweep still writes once it returns or throws (its own failure is the one told).
-    await writes.settle().catch(() => undefined);
-  }
-  await writes.settle();
+  };
+  // Nothing of the sweep still writes once it returns or throws (its own failure is the one told),
+  // unless a caller shares its backlog; a first night's empty check below counts committed tiles.
+  const end = o.writes !== undefined && !firstNight ? await answerAll(o.writes) : await withBacklog(BACKLOG_ROWS, answerAll);
 
   if (firstNight && receivedTotal === 0 && answeredEmpty.length > 0) {
     const region = 'bbox' in ctx.region ? `region.bbox ${JSON.stringify(ctx.region.bbox)}` : 'the region polygon';

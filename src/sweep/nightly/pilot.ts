@@ -31,7 +31,8 @@ import { createSplitMemory, inStratum, tileBudgetOf, type Tile } from '../../til
 import { makeTile } from '../../tiling/geo.js';
 import { PointList } from '../../util/point-list.js';
 import { PILOT_PRIOR, RatioEstimate, blockFallsBack, pilotBlocks, pilotVerdict, pinsIn, planFromPilot, type TypedHit } from '../../tiling/pilot.js';
-import { pendingRecord, sweepCoord, tileRecord } from './coord.js';
+import { BACKLOG_ROWS, pendingRecord, sweepCoord, tileRecord } from './coord.js';
+import { withBacklog, type Backlog } from './backlog.js';
 import type { SweepContext } from './context.js';
 
 type CoordSweep = NonNullable<Job['sweeps']['coord']>;
@@ -116,19 +117,26 @@ export async function sweepCoordPilot(ctx: SweepContext, root: Tile): Promise<vo
     },
   });
   if (!strata) return;
-  const t = strataTiles(root, strata);
-  // The pilot's pins as its stratum stores them: the planned stratum is cut from them without reading
+  const decidedStrata = strata;
+  const t = strataTiles(root, decidedStrata);
+  // The pilot's pins as its stratum hands them to the writer: the planned stratum is cut from them without reading
   // them back (a resumed run reads them from efa.pins, runPinPoints).
-  const pilot = strata.pilot;
+  const pilot = decidedStrata.pilot;
   const pilotPins = new PointList();
-  await sweepCoord(ctx, [t.split], {
-    firstNight: false,
-    splitMemory: createSplitMemory(),
-    kept: (_tile, pins) => {
-      for (const p of pins) if (p.type === pilot) pilotPins.push(p.coord.lon, p.coord.lat);
-    },
+  // One backlog for the pilot's stratum and every block: each sweep's rows are written while the
+  // next one asks, where a wait for its last commit left the writer or the requests idle in turn
+  // (docs/benchmarks.md). Plans count the pins handed off, which are known when a sweep returns.
+  await withBacklog(BACKLOG_ROWS, async (writes) => {
+    await sweepCoord(ctx, [t.split], {
+      firstNight: false,
+      splitMemory: createSplitMemory(),
+      writes,
+      handed: (_tile, pins) => {
+        for (const p of pins) if (p.type === pilot) pilotPins.push(p.coord.lon, p.coord.lat);
+      },
+    });
+    await sweepPlanned(ctx, cfg, t.planned, decidedStrata, { blocks: undefined, pending: [], pilotPins: pilotPins.points(), writes });
   });
-  await sweepPlanned(ctx, cfg, t.planned, strata, { blocks: undefined, pending: [], pilotPins: pilotPins.points() });
 }
 
 interface PlannedState {
@@ -136,8 +144,10 @@ interface PlannedState {
   readonly blocks: { tile: Tile; started: boolean }[] | undefined;
   /** Pending tiles of the stratum left by a crash, below its blocks: swept first. */
   readonly pending: readonly Tile[];
-  /** The pilot's pins as this process stored them; undefined (a resumed run): read from efa.pins. */
+  /** The pilot's pins as this process handed them to the writer; undefined (a resumed run): read from efa.pins. */
   readonly pilotPins?: Float64Array;
+  /** The backlog the blocks' writes share (sweepCoord's `writes`); undefined: each block settles its own. */
+  readonly writes?: Backlog;
 }
 
 /** The planned stratum: cut into blocks by the pilot's pins, each block planned from them and swept in turn. */
@@ -168,7 +178,9 @@ async function sweepPlanned(ctx: SweepContext, cfg: CoordSweep, stratum: Tile, s
   for (const { tile: block, started } of blocks) {
     const pilotInside = pinsIn(pilotPins, block.bbox).length / 2;
     if (started) {
-      // Planned before the crash: its share of the ratio is what the run stored there.
+      // Planned before the crash: its share of the ratio is what the run stored there (read once
+      // every write handed off before is in).
+      await state.writes?.settle();
       ratio.observe(await runPinCount(ctx.db.kysely, ctx.run, s.planned, block.bbox), pilotInside);
       continue;
     }
@@ -186,7 +198,8 @@ async function sweepPlanned(ctx: SweepContext, cfg: CoordSweep, stratum: Tile, s
     const end = await sweepCoord(ctx, tiles, {
       firstNight: false,
       splitMemory: createSplitMemory(),
-      kept: (_tile, pins: readonly Pin[]) => void (found += pins.filter((p) => s.planned.includes(p.type)).length),
+      ...(state.writes ? { writes: state.writes } : {}),
+      handed: (_tile, pins: readonly Pin[]) => void (found += pins.filter((p) => s.planned.includes(p.type)).length),
     });
     ratio.observe(found, pilotInside);
     if (!fallback && blockFallsBack(end.requests, found, max)) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBacklog } from '../../../src/sweep/nightly/backlog.js';
+import { createBacklog, withBacklog } from '../../../src/sweep/nightly/backlog.js';
 
 /** A piece of work the test ends by hand. */
 function gate(): { promise: Promise<void>; open: () => void; fail: (e: Error) => void } {
@@ -70,5 +70,42 @@ describe('a backlog of handed-off writes', () => {
     first.open();
     await settled;
     expect(second).toBe(true);
+  });
+
+  it('withBacklog returns once the work handed off is in, so sweeps sharing it overlap and the caller waits once', async () => {
+    const order: string[] = [];
+    const first = gate();
+    const result = withBacklog(100, async (writes) => {
+      await writes.add(1, () => first.promise.then(() => void order.push('first written')));
+      order.push('second sweep asks');
+      await writes.add(1, async () => void order.push('second written'));
+      return 'swept';
+    });
+    await tick();
+    expect(order).toEqual(['second sweep asks', 'second written']);
+    first.open();
+    expect(await result).toBe('swept');
+    expect(order).toEqual(['second sweep asks', 'second written', 'first written']);
+  });
+
+  it("withBacklog tells its own failure, not a write's, after what still runs has ended", async () => {
+    const slow = gate();
+    let slowEnded = false;
+    const result = withBacklog(100, async (writes) => {
+      await writes.add(1, () => slow.promise.then(() => void (slowEnded = true)));
+      await writes.add(1, async () => {
+        throw new Error('write failed');
+      });
+      throw new Error('sweep failed');
+    });
+    const told = result.then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    await tick();
+    expect(slowEnded).toBe(false);
+    slow.open();
+    expect(await told).toBe('sweep failed');
+    expect(slowEnded).toBe(true);
   });
 });
