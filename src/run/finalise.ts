@@ -1,5 +1,5 @@
 import type { Tx } from '../db/connect.js';
-import { analyzeLedger, pruneSeen, rejectCount, relationCounts, seenCount, seenCounts, unitCounts, unitOutcomes, untrustedUnits, type SeenCounts, type UnitOutcomes } from '../db/ledger.js';
+import { analyzeLedger, analyzeMoved, pruneSeen, rejectCount, relationCounts, seenCount, seenCounts, unitCounts, unitOutcomes, untrustedUnits, type SeenCounts, type UnitOutcomes } from '../db/ledger.js';
 import { heldDeletionText, markGone, releaseOfRun, type DeletionRelease, type GoneOutcome } from '../db/deletion.js';
 import { refreshAnalystViews } from '../db/views.js';
 import { remarkSilentCapped, silentCapWarning } from '../sweep/index.js';
@@ -31,13 +31,18 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
   let changedRows = true;
   // Pins the run saw, counted once in its end transaction (the report's floor reads it too).
   let seenPins: number | undefined;
+  // The entity tables' statistics, taken while the end transaction runs; the views wait for them.
+  let analysed: Promise<void> = Promise.resolve();
   return {
     failure,
     async prepare() {
       // A long finalisation (deletions over a large world) is then not taken for a hang.
       log.info(`run ${run.runId}: sweeps done after ${phases.sweepS} s; finalising (deletions, counts, run record)`);
       warnBudgetAndCap(rc, budgetSpent, silentCap);
-      await analyzeLedger(db.kysely, run.runId);
+      await analyzeLedger(db.kysely);
+      analysed = analyzeMoved(db.kysely, run.runId);
+      // Told where it is awaited (tidy); never an unhandled rejection meanwhile.
+      analysed.catch(() => undefined);
     },
     async settle(tx) {
       await remarkSilentCapped(tx.kysely, run.runId, silentCap);
@@ -64,6 +69,7 @@ export function nightlyEnd(rc: RunContext, ctx: SweepContext, failure: unknown, 
       warnDeletions(rc, gone);
       await pruneSeen(db.kysely, job.name);
       await pruneHistoryFor(db.kysely, job.history);
+      await analysed;
       await refreshAnalystViews(db, { runChanged: changedRows });
     },
     async report() {
