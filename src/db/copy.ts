@@ -22,6 +22,8 @@ export function copyField(v: CopyValue): string {
 /**
  * Rows as COPY text in chunks of about `chunkChars`, so a large batch is never one huge string.
  * Each line is appended field by field: no array of escaped fields and no joined line per row.
+ * `fields` may hand back the same array for every row (rowFields): it is read whole before the
+ * next row is asked for.
  */
 export function* copyText<Row>(rows: Iterable<Row>, fields: (row: Row) => readonly CopyValue[], chunkChars = 256_000): Generator<string> {
   let chunk = '';
@@ -38,4 +40,16 @@ export function* copyText<Row>(rows: Iterable<Row>, fields: (row: Row) => readon
     }
   }
   if (chunk) yield chunk;
+}
+
+/**
+ * `fields` for copyText from one reader per column, filling one array for every row: no array, nor
+ * the spread of a column list, per row (a first night's COPY lines are built for every pin).
+ */
+export function rowFields<Row>(readers: readonly ((row: Row) => CopyValue)[]): (row: Row) => readonly CopyValue[] {
+  const values: CopyValue[] = new Array<CopyValue>(readers.length).fill(null);
+  return (row) => {
+    for (let i = 0; i < readers.length; i++) values[i] = readers[i]!(row);
+    return values;
+  };
 }

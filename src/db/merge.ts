@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Entity, Relation } from '../relations/index.js';
 import { qualifiedName } from '../relations/table.js';
 import type { Tx } from './connect.js';
-import { copyText } from './copy.js';
+import { copyText, rowFields } from './copy.js';
 
 /**
  * The loader (osm2pgsql style). A batch whose keys are all new to its source — every batch of a
@@ -163,7 +163,7 @@ async function copyNew<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: Dis
     await tx.copyIn(
       qualifiedName(entity.table),
       columns,
-      copyText(batch.rows, (r) => [run.source, entity.keyOf(r), ...direct.map((c) => c.value(r)), entity.hashOf(r), run.runId, run.runId]),
+      copyText(batch.rows, rowFields([() => run.source, entity.keyOf, ...direct.map((c) => c.value), entity.hashOf, () => run.runId, () => run.runId])),
     );
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
@@ -196,7 +196,7 @@ async function stage<Row>(tx: Tx, entity: Entity<Row>, rows: readonly Row[]): Pr
     tx.session.add(table);
   }
   await sql.raw(`TRUNCATE ${table}`).execute(tx.kysely);
-  await tx.copyIn(table, columns, copyText(rows, (r) => [entity.keyOf(r), entity.hashOf(r), ...entity.staged.map((c) => c.value(r))]));
+  await tx.copyIn(table, columns, copyText(rows, rowFields([entity.keyOf, entity.hashOf, ...entity.staged.map((c) => c.value)])));
 }
 
 async function mergeStaged<Row>(tx: Tx, entity: Entity<Row>, run: RunRef, batch: DistinctBatch<Row>, alongside?: RawBuilder<unknown>): Promise<MergeCounts> {

@@ -4,7 +4,7 @@ import { pointEwkbHex } from '../db/ewkb.js';
 import { intArrayLiteral } from '../db/pg-array.js';
 import { columnLists, type Column, type Entity } from './entity.js';
 import type { TableDefinition } from './table.js';
-import { contentHash, sha1Hex, stableJson } from './hash.js';
+import { sha1Hex, stableJson } from './hash.js';
 
 /**
  * efa.pins: every CoordInfo object (stops, POIs, parking, …), and stops resolved by StopFinder.
@@ -40,7 +40,9 @@ const round = (x: number, d: number): number => Number(x.toFixed(d));
 
 export function pinKey(pin: Pin): string {
   if (pin.id) return `${pin.type}:${pin.id}`;
-  return `${pin.type}:h:${contentHash([pin.type, pin.name, round(pin.coord.lon, keyDecimals), round(pin.coord.lat, keyDecimals)]).slice(0, 20)}`;
+  // JSON.stringify of strings and numbers is stableJson's text (no object to sort): contentHash's
+  // hash, without its walk, for every pin without an id.
+  return `${pin.type}:h:${sha1Hex(JSON.stringify([pin.type, pin.name, round(pin.coord.lon, keyDecimals), round(pin.coord.lat, keyDecimals)])).slice(0, 20)}`;
 }
 
 /**
