@@ -23,9 +23,28 @@ const isIndexKey = (key: string): boolean => {
   return c >= 48 && c <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
 };
 
+/**
+ * The keys sorted as Array#sort sorts strings (`<`, UTF-16 code units), in place. A record's objects
+ * have a few keys each: an insertion sort allocates nothing, where Array#sort's work array per call
+ * was 140 MB of a 200,000-pin night's garbage (docs/benchmarks.md).
+ */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 /** Keys in the order JSON.stringify writes an object rebuilt from sorted entries: index keys by number, then the rest sorted. */
 function orderedKeys(object: Record<string, unknown>): string[] {
-  const keys = Object.keys(object).sort();
+  const keys = sortKeys(Object.keys(object));
   if (!keys.some(isIndexKey)) return keys;
   const index = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
   return [...index, ...keys.filter((k) => !isIndexKey(k))];
