@@ -76,13 +76,14 @@ describe('night two after a truthful night one (400 stops in one tile)', () => {
     await h.expectNothingLost(r, two, SMALL_MEMORY_MIB);
   });
 
-  it('latitudes out of range (199): every record rejected, the tile fails, nothing is marked gone', async () => {
+  it("latitudes out of range (199) in every record: the answer is the server's grid (issue 56's rule, every dialect), exit 2 naming coordOutputFormat, nothing is marked gone", async () => {
     const r = await h.row('lat-199');
     await h.truthfulNightOne(r);
     r.upstream.behave((_q, truthful) => pinsBody(truthful.map((s) => ({ ...wirePin(s), coord: { lat: 199, lon: s.lon } }))));
     const two = await r.night();
-    expectEveryUnitFailed(two.summary);
-    expect(failureText(two.summary)).toMatch(/all \d+ records were rejected/);
+    expect(two.summary.status).toBe('failed');
+    expect(two.summary.exitCode).toBe(2);
+    expect(JSON.stringify(two.summary)).toMatch(/coordOutputFormat/);
     expect(await pinCounts(h.db, r.name)).toEqual({ live: STOP_COUNT, gone: 0 });
     await h.expectNothingLost(r, two, SMALL_MEMORY_MIB);
   });

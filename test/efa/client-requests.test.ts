@@ -100,7 +100,7 @@ describe('createEfaClient: requests', () => {
     const result = await client.coordInfoCircle({ coord: { lon: 9.18, lat: 48.78 }, filters: [{ type: 'STOP' }] });
     expect(result.records.map((pin) => pin.id)).toEqual(['de:08111:6118']);
     expect(result.rejects).toEqual([
-      { operation: 'coordInfo', reason: 'pins[1].coord.lat: Too big: expected number to be <=90', raw: body.pins[1] },
+      { operation: 'coordInfo', reason: "pins[1].coord: 9,123 is not a WGS84 coordinate: a stray value, not the server's grid (1 of 2 records of the answer)", raw: body.pins[1] },
     ]);
     expect(result.raw).toEqual(body);
   });

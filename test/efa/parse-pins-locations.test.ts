@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShapeMismatchError } from '../../src/efa/parse/common.js';
+import { ImplausibleCoordinatesError, ShapeMismatchError } from '../../src/efa/parse/common.js';
 import { parseLocations } from '../../src/efa/parse/locations.js';
 import { parsePins } from '../../src/efa/parse/pins.js';
 import { locationSchema, pinSchema } from '../../src/efa/records.js';
@@ -60,19 +60,28 @@ describe('parsePins (json)', () => {
     ];
     const { records, rejects } = parsePins({ pins: [{ type: 'STOP', id: 'ok', name: 'OK', coord: { lat: 0, lon: 0 } }, ...broken] });
     expect(records.map((pin) => pin.id)).toEqual(['ok']);
-    expect(rejects.map((reject) => reject.raw)).toEqual(broken);
+    // A coordinate out of range is judged with the whole answer, as in every dialect: two of nine
+    // records are stray values (rejects, told after the others), not the server's grid.
+    const stray = [broken[2], broken[3]];
+    expect(rejects.map((reject) => reject.raw)).toEqual([...broken.filter((b) => !stray.includes(b)), ...stray]);
     expect(rejects.every((reject) => reject.operation === 'coordInfo')).toBe(true);
     expect(rejects.map((reject) => reject.reason.split(':')[0])).toEqual([
       'pins[1].name',
       'pins[2].coord.lat',
-      'pins[3].coord.lat',
-      'pins[4].coord.lon',
       'pins[5].motTypes',
       'pins[6].type',
       'pins[7].coord',
       'pins[8]',
+      'pins[3].coord',
+      'pins[4].coord',
     ]);
-    expect(rejects[2]?.reason).toContain('<=90');
+    expect(rejects[6]?.reason).toContain('9.1,91 is not a WGS84 coordinate: a stray value');
+  });
+
+  it("an answer whose coordinates are the server's grid stops the run (ImplausibleCoordinatesError), as in every dialect", () => {
+    const grid = [1, 2, 3, 4].map((i) => ({ type: 'STOP', id: `g${i}`, name: `G${i}`, coord: { lat: 5_400_000 + i, lon: 3_500_000 + i } }));
+    expect(() => parsePins({ pins: grid })).toThrow(ImplausibleCoordinatesError);
+    expect(() => parseLocations({ locations: grid.map((g) => ({ ...g, matchQuality: 900 })) })).toThrow(ImplausibleCoordinatesError);
   });
 
   it('throws ShapeMismatchError when there is no pins list', () => {

@@ -26,10 +26,12 @@ export const optionalIdSchema = optional(z.union([z.string(), z.int()]))
 /** A record's kind as the dialect writes it, kept as sent; blank is refused. */
 export const kindSchema = z.string().refine((value) => value.trim() !== '', { message: 'blank type' });
 
-export const coordObjectSchema = z.object({
-  lat: z.number().min(-90).max(90),
-  lon: z.number().min(-180).max(180),
-});
+/**
+ * The json dialect's `coord` object: two numbers. Whether they are WGS84 is judged with the whole
+ * answer, as in every dialect (plausibleLonLat, parseEach): a stray one is a reject, an answer of
+ * them is the server's grid (exit 2).
+ */
+export const coordObjectSchema = z.object({ lat: z.number(), lon: z.number() });
 
 const integerText = z.string().trim().regex(/^\d+$/, 'expected an integer').transform(Number);
 

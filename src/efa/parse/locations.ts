@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Location } from '../records.js';
-import { envelopeList, parseEach, restOf, type Parsed } from './common.js';
+import { envelopeList, parseEach, plausibleLonLat, restOf, type Parsed } from './common.js';
 import { coordObjectSchema, idSchema, kindSchema, motTypesSchema, numberSchema, optional } from './fields.js';
 import { globalIdOf, recordAttributes } from './global-id.js';
 
@@ -22,7 +22,7 @@ const wireLocationSchema = z.looseObject({
 const KNOWN = ['id', 'name', 'type', 'isBest', 'matchQuality', 'coord', 'assignedStops', 'motTypes'] as const;
 
 export function parseLocations(body: unknown): Parsed<Location> {
-  return parseEach('stopFinder', 'locations', envelopeList(body, 'locations'), wireLocationSchema, (wire, raw) => {
+  return parseEach('stopFinder', 'locations', envelopeList(body, 'locations'), wireLocationSchema, (wire, raw, path) => {
     const globalId = globalIdOf({ id: wire.id, attributes: recordAttributes(raw) });
     return {
       id: wire.id,
@@ -30,7 +30,7 @@ export function parseLocations(body: unknown): Parsed<Location> {
       type: wire.type,
       isBest: wire.isBest,
       matchQuality: wire.matchQuality,
-      ...(wire.coord === undefined ? {} : { coord: { lat: wire.coord.lat, lon: wire.coord.lon } }),
+      ...(wire.coord === undefined ? {} : { coord: plausibleLonLat(wire.coord.lon, wire.coord.lat, [...path, 'coord']) }),
       ...(wire.assignedStops === undefined
         ? {}
         : {
