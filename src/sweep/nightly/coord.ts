@@ -142,10 +142,11 @@ export async function sweepCoord(ctx: SweepContext, tiles: readonly Tile[], o: C
       if (outcome.received === 0 && firstNight) answeredEmpty.push({ tile, attempts: outcome.attempts, durationMs: done.durationMs });
       if (outcome.status === 'incomplete') ctx.stats.incomplete.push({ operation: 'coordInfo', unit: tile.id, reason: outcome.reason ?? '' });
       // Duplicate ids were resolved by the client (the same answer in any order keeps the same copy).
-      const rows = outcome.owned.filter((h) => !isSharingVehicle(h)).map(toPinRow);
+      const stored = outcome.owned.filter((h) => !isSharingVehicle(h));
+      const rows = stored.map(toPinRow);
       ctx.stats.vehiclesNotStored += outcome.owned.length - rows.length;
       const stations = ownedStationRows(tile, outcome, ctx);
-      o.handed?.(tile, outcome.owned.filter((h) => !isSharingVehicle(h)));
+      o.handed?.(tile, stored);
       // The request slot is free once the rows are handed off; the one writer commits in the order
       // it was given, so a split's record (awaited above) still commits before its children's rows.
       await writes.add(rows.length + stations.length, async () => {
